@@ -1,0 +1,206 @@
+"""The ``mt-eval`` command line.
+
+Every user error becomes one located line on stderr and exit code 2; ``--debug`` shows the
+traceback instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mt_eval.errors import CorpusError, UserError
+
+app = typer.Typer(
+    name="mt-eval",
+    help="Evaluate translation methods reproducibly: corpus → method → metrics → sealed run card.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+_state = {"debug": False}
+T = TypeVar("T")
+
+CorpusOpt = Annotated[Path | None, typer.Option("--corpus", "-c", help="Corpus file (.json, .jsonl, .tsv).")]
+SrcFileOpt = Annotated[Path | None, typer.Option(help="Plain-text sources, one segment per line.")]
+RefFileOpt = Annotated[Path | None, typer.Option(help="Plain-text references aligned with --source-file.")]
+SrcLangOpt = Annotated[str | None, typer.Option(help="Source language (BCP-47), for .jsonl/.tsv/text pairs.")]
+TgtLangOpt = Annotated[str | None, typer.Option(help="Target language (BCP-47), for .jsonl/.tsv/text pairs.")]
+SegmentOpt = Annotated[str | None, typer.Option(help="Only these segments, e.g. 'development,diagnostic'.")]
+IdsOpt = Annotated[str | None, typer.Option(help="Only these entry ids, e.g. '1-50,77'.")]
+DifficultyOpt = Annotated[str | None, typer.Option(help="Only these difficulty tiers, e.g. '2-4'.")]
+OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write the run card here.")]
+ConditionOpt = Annotated[str, typer.Option(help="Experiment label recorded on the card.")]
+RunsDirOpt = Annotated[Path, typer.Option(help="Where runs/<run_id>/ (journal, card) go.")]
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    try:
+        return fn()
+    except CorpusError as exc:
+        if _state["debug"]:
+            raise
+        for line in exc.lines():
+            err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    except UserError as exc:
+        if _state["debug"]:
+            raise
+        err.print(f"[red]error:[/red] {exc.one_line()}", highlight=False, soft_wrap=True)
+        raise typer.Exit(exc.exit_code) from None
+
+
+@app.callback()
+def main_options(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+) -> None:
+    _state["debug"] = debug
+
+
+def _load(
+    corpus: Path | None, source_file: Path | None, reference_file: Path | None,
+    source_lang: str | None, target_lang: str | None,
+    segment: str | None = None, ids: str | None = None, difficulty: str | None = None,
+) -> tuple[Any, dict[str, Any]]:
+    from mt_eval.corpus import load_corpus, load_text_pair, select_entries
+
+    if corpus is not None:
+        dataset = load_corpus(corpus, source_lang=source_lang, target_lang=target_lang)
+    elif source_file and reference_file:
+        if not (source_lang and target_lang):
+            raise UserError("--source-file/--reference-file need --source-lang and --target-lang")
+        dataset = load_text_pair(source_file, reference_file, source_lang, target_lang)
+    else:
+        raise UserError("give --corpus FILE, or --source-file and --reference-file")
+    selection = {k: v for k, v in {"segment": segment, "ids": ids, "difficulty": difficulty}.items() if v}
+    if selection:
+        dataset = select_entries(dataset, segment=segment, ids=ids, difficulty=difficulty)
+    return dataset, selection
+
+
+def _evaluate(dataset: Any, method_spec: str, condition: str, runs_dir: Path,
+              out_path: Path | None, selection: dict[str, Any]) -> None:
+    from mt_eval.api import evaluate
+    from mt_eval.methods.registry import build_method
+    from mt_eval.report import print_summary
+
+    method = build_method(method_spec, dataset=dataset)
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("errors {task.fields[errors]}"), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task(method.identity.name, total=len(dataset.entries), errors=0)
+
+        def tick(done: int, errors: int) -> None:
+            bar.update(task, advance=done, errors=bar.tasks[task].fields["errors"] + errors)
+
+        try:
+            card, path = evaluate(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
+                                  selection=selection, progress=tick)
+        except KeyboardInterrupt:
+            err.print(f"[yellow]interrupted:[/yellow] finished entries are in {runs_dir}/<run_id>/journal.jsonl")
+            raise typer.Exit(130) from None
+    print_summary(card, out)
+    out.print(f"run card: [bold]{path}[/bold]")
+
+
+@app.command()
+def run(
+    method: Annotated[str, typer.Option("--method", "-m", help="apertium:PAIR or predictions:PATH.")],
+    corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
+    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
+    segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
+    condition: ConditionOpt = "default", runs_dir: RunsDirOpt = Path("runs"), out_path: OutOpt = None,
+) -> None:
+    """Run a translation METHOD over a corpus and write a sealed run card.
+
+    Example: mt-eval run --corpus examples/ntrex128-eng-spa.json --method apertium:eng-spa
+    """
+    def go() -> None:
+        dataset, selection = _load(corpus, source_file, reference_file, source_lang, target_lang,
+                                   segment, ids, difficulty)
+        _evaluate(dataset, method, condition, runs_dir, out_path, selection)
+
+    guarded(go)
+
+
+@app.command()
+def score(
+    predictions: Annotated[Path, typer.Option("--predictions", "-p",
+                                              help="System outputs: JSONL {entry_id, predicted} or one line per entry.")],
+    corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
+    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
+    segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
+    condition: ConditionOpt = "default", runs_dir: RunsDirOpt = Path("runs"), out_path: OutOpt = None,
+) -> None:
+    """Score an existing system output file against a corpus (same card as `run`).
+
+    Example: mt-eval score --source-file src.txt --reference-file ref.txt --source-lang en
+    --target-lang es --predictions hyp.txt
+    """
+    def go() -> None:
+        dataset, selection = _load(corpus, source_file, reference_file, source_lang, target_lang,
+                                   segment, ids, difficulty)
+        _evaluate(dataset, f"predictions:{predictions}", condition, runs_dir, out_path, selection)
+
+    guarded(go)
+
+
+@app.command()
+def validate(
+    corpus: Annotated[Path, typer.Argument(help="Corpus file to check.")],
+    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
+) -> None:
+    """Check a corpus: exit 0 with a summary, or exit 2 with one line per problem."""
+    from mt_eval.corpus import load_corpus, render_summary, summarize
+
+    def go() -> None:
+        dataset = load_corpus(corpus, source_lang=source_lang, target_lang=target_lang)
+        render_summary(summarize(dataset), out)
+
+    guarded(go)
+
+
+@app.command()
+def verify(card: Annotated[Path, typer.Argument(help="Run card JSON.")]) -> None:
+    """Recompute the fingerprint, every derivable score and the seal; exit 1 naming what differs."""
+    from mt_eval.api import load_card
+    from mt_eval.runcard.verify import verify_card
+
+    def go() -> None:
+        problems = verify_card(load_card(card))
+        if problems:
+            err.print(f"[red]FAILED[/red] {card}: {problems[0]}", highlight=False, soft_wrap=True)
+            for extra in problems[1:5]:
+                err.print(f"  also: {extra}", highlight=False, soft_wrap=True)
+            raise typer.Exit(1)
+        out.print(f"[green]OK[/green] {card}: fingerprint, scores and run_card_hash verify")
+
+    guarded(go)
+
+
+@app.command()
+def show(
+    card: Annotated[Path, typer.Argument(help="Run card JSON.")],
+    worst: Annotated[int, typer.Option(help="How many lowest-chrF++ entries to list.")] = 5,
+) -> None:
+    """Print a run card as tables: scores and tier, breakdowns, cost, speed, worst entries."""
+    from mt_eval.api import load_card
+    from mt_eval.report import print_card
+
+    guarded(lambda: print_card(load_card(card), out, worst=worst))
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        err.print("[yellow]interrupted[/yellow]")
+        sys.exit(130)

@@ -1,0 +1,1 @@
+"""Running methods over datasets."""

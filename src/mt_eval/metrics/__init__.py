@@ -1,0 +1,1 @@
+"""Metrics: the sufficient-statistics protocol, the registry and the built-in families."""

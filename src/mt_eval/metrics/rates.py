@@ -1,0 +1,64 @@
+"""Rate metrics: statistics are (numerator, denominator) per entry, value = Σnum / Σden.
+
+Exact match, FST acceptance, code-switching and most behavioural metrics share this shape, so
+they all inherit the same aggregate and per-entry values and get CIs and paired tests for free.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+import numpy as np
+
+from mt_eval.languages.card import LanguageCard
+from mt_eval.metrics.base import Level, MetricContext, Status
+
+
+class RateMetric:
+    id = ""
+    scale = 1.0
+    higher_is_better = True
+    level = Level.BOTH
+    status = Status.IMPLEMENTED
+
+    def applies_to(self, target: LanguageCard) -> bool:
+        return True
+
+    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        rows = [self.pair(h, ctx, i) for i, h in enumerate(hypotheses)]
+        return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
+
+    def aggregate(self, sums: np.ndarray) -> np.ndarray:
+        num, den = sums[..., 0], sums[..., 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+    def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
+        return self.aggregate(stats)
+
+
+def normalize_text(text: str) -> str:
+    """Unicode NFC and whitespace collapsed: what 'exactly matches' means (Benchmark Spec §4.1)."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+class ExactMatch(RateMetric):
+    id = "exact_match_rate"
+
+    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+        ref = ctx.entries[index].reference
+        return float(normalize_text(hypothesis) == normalize_text(ref)), 1.0
+
+
+class LengthRatio(RateMetric):
+    """len(predicted) / len(reference) in characters; corpus value is the ratio of the sums."""
+
+    id = "length_ratio"
+    higher_is_better = True  # 1.0 is ideal; not in the composite, so direction is informational
+
+    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+        return float(len(hypothesis)), float(len(ctx.entries[index].reference))

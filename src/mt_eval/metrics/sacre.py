@@ -1,0 +1,163 @@
+"""chrF++, chrF, BLEU and TER through sacrebleu's own sufficient statistics.
+
+Statistics are extracted once per run with sacrebleu itself. A single (1-D) sum is scored by
+sacrebleu's own ``_compute_score_from_stats``, so card values equal sacrebleu's corpus scores
+bit for bit; batches of sums (bootstrap resamples) use the NumPy transcriptions below, which
+tests check against sacrebleu on every resample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from mt_eval.languages.card import LanguageCard
+from mt_eval.metrics.base import Level, MetricContext, Status
+
+_LOG_ZERO = -9999999999.0  # sacrebleu's my_log(0)
+
+
+class SacreMetric:
+    """Shared plumbing: the metric object, statistics extraction and the exact scalar path."""
+
+    id = ""
+    scale = 100.0
+    higher_is_better = True
+    level = Level.BOTH
+    status = Status.IMPLEMENTED
+
+    def _scorer(self, target: LanguageCard) -> Any:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def __init__(self) -> None:
+        self._metric: Any = None
+
+    def applies_to(self, target: LanguageCard) -> bool:
+        return True
+
+    def bind(self, target: LanguageCard) -> Any:
+        if self._metric is None:
+            self._metric = self._scorer(target)
+        return self._metric
+
+    def signature(self, target: LanguageCard) -> str:
+        return str(self.bind(target).get_signature())
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        metric = self.bind(ctx.target)
+        refs = [e.reference for e in ctx.entries]
+        rows = metric._extract_corpus_statistics(list(hypotheses), [refs])
+        return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), -1)
+
+    def exact(self, sums: np.ndarray) -> float:
+        values = [int(v) if float(v).is_integer() else float(v) for v in sums]
+        return float(self._metric._compute_score_from_stats(values).score)
+
+    def aggregate(self, sums: np.ndarray) -> np.ndarray:
+        if sums.ndim == 1:
+            return np.asarray(self.exact(sums))
+        return self.vector(sums)
+
+    def vector(self, sums: np.ndarray) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
+        return np.array([self.exact(row) for row in stats])
+
+
+class ChrF(SacreMetric):
+    """chrF (word order 0, the WMT convention): reported, not in the composite."""
+
+    id = "chrf"
+    word_order = 0
+
+    def _scorer(self, target: LanguageCard) -> Any:
+        return CHRF(word_order=self.word_order)
+
+    def vector(self, sums: np.ndarray) -> np.ndarray:
+        m = self._metric
+        order = m.char_order + m.word_order
+        factor = m.beta**2
+        s = sums.reshape(*sums.shape[:-1], order, 3)
+        hyp, ref, match = s[..., 0], s[..., 1], s[..., 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prec = np.where(hyp > 0, match / np.where(hyp > 0, hyp, 1), 1e-16)
+            rec = np.where(ref > 0, match / np.where(ref > 0, ref, 1), 1e-16)
+        effective = (hyp > 0) & (ref > 0)
+        n_eff = effective.sum(-1)
+        avg_prec = np.zeros(sums.shape[:-1])
+        avg_rec = np.zeros(sums.shape[:-1])
+        for i in range(order):  # sequential sums, as sacrebleu does
+            avg_prec = avg_prec + np.where(effective[..., i], prec[..., i], 0.0)
+            avg_rec = avg_rec + np.where(effective[..., i], rec[..., i], 0.0)
+        safe = np.where(n_eff > 0, n_eff, 1)
+        avg_prec = np.where(n_eff > 0, avg_prec / safe, 0.0)
+        avg_rec = np.where(n_eff > 0, avg_rec / safe, 0.0)
+        denom = factor * avg_prec + avg_rec
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = (1 + factor) * avg_prec * avg_rec / np.where(denom > 0, denom, 1)
+        return np.where(avg_prec + avg_rec > 0, 100 * score, 0.0)
+
+
+class ChrFPlusPlus(ChrF):
+    """chrF++ (character 6-grams plus word bigrams): the primary surface metric (§2.1)."""
+
+    id = "chrf_plus_plus"
+    word_order = 2
+
+
+class Bleu(SacreMetric):
+    """Corpus BLEU with the tokenizer the target card names (zh, ja-mecab, char for Thai…)."""
+
+    id = "bleu"
+    level = Level.CORPUS
+
+    def _scorer(self, target: LanguageCard) -> Any:
+        return BLEU(tokenize=target.bleu_tokenizer)
+
+    def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
+        return None
+
+    def vector(self, sums: np.ndarray) -> np.ndarray:
+        n = self._metric.max_ngram_order
+        sys_len, ref_len = sums[..., 0], sums[..., 1]
+        correct, total = sums[..., 2 : 2 + n], sums[..., 2 + n :]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            bp = np.where(
+                sys_len < ref_len,
+                np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0),
+                1.0,
+            )
+            zero = (correct == 0) & (total > 0)
+            smooth = 2.0 ** np.cumsum(zero, axis=-1)
+            safe_total = np.where(total > 0, total, 1)
+            prec = np.where(
+                total > 0,
+                np.where(correct == 0, 100.0 / (smooth * safe_total), 100.0 * correct / safe_total),
+                0.0,
+            )
+            logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1)), _LOG_ZERO)
+        acc = np.zeros(sums.shape[:-1])
+        for i in range(n):
+            acc = acc + logs[..., i]
+        score = bp * np.exp(acc / n)
+        return np.where(correct.sum(-1) > 0, score, 0.0)
+
+
+class Ter(SacreMetric):
+    """TER (0–∞, lower is better): reported, not in the composite."""
+
+    id = "ter"
+    higher_is_better = False
+
+    def _scorer(self, target: LanguageCard) -> Any:
+        return TER()
+
+    def vector(self, sums: np.ndarray) -> np.ndarray:
+        edits, ref_len = sums[..., 0], sums[..., 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = edits / np.where(ref_len > 0, ref_len, 1)
+        return 100 * np.where(ref_len > 0, ratio, np.where(edits > 0, 1.0, 0.0))

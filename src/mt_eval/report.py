@@ -1,0 +1,112 @@
+"""Terminal rendering of run cards (rich tables)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mt_eval.errors import UserError
+
+TIER_STYLE = {
+    "fluent": "bold green", "deployable": "green", "functional": "yellow",
+    "emerging": "dark_orange", "baseline": "red", "unscored": "dim",
+}
+SHOWN = ("chrf_plus_plus", "chrf", "bleu", "ter", "exact_match_rate", "length_ratio",
+         "equivalent_match_rate", "fst_acceptance_rate", "semantic_score")
+
+
+def _fmt(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _require(card: dict[str, Any], *keys: str) -> None:
+    missing = [k for k in keys if k not in card]
+    if missing:
+        raise UserError(f"not a run card: missing {', '.join(missing)}", field=missing[0])
+
+
+def print_summary(card: dict[str, Any], console: Console) -> None:
+    s = card["scores"]
+    tier = s["quality_tier"]
+    console.print(
+        f"[bold]{card['method']['name']}[/bold] on {card['dataset']['id']} "
+        f"({card['dataset']['entry_count']} entries, profile {card['profile']}): "
+        f"composite [bold]{_fmt(s['composite'])}[/bold] "
+        f"[{TIER_STYLE.get(tier, '')}]{tier}[/]  chrF++ {_fmt(s['chrf_plus_plus'], 2)}  "
+        f"BLEU {_fmt(s['bleu'], 2)}  errors {s['errors']}"
+    )
+
+
+def _scores_table(card: dict[str, Any]) -> Table:
+    s = card["scores"]
+    cis = s.get("confidence_intervals", {})
+    table = Table(title="Scores", title_justify="left")
+    for col in ("metric", "value", "95% CI", "weight", "signature"):
+        table.add_column(col, overflow="fold")
+    for metric_id in SHOWN:
+        info = card["metrics"].get(metric_id, {})
+        ci = cis.get(metric_id)
+        ci_text = f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]" if ci else ""
+        table.add_row(metric_id, _fmt(s.get(metric_id)), ci_text, _fmt(info.get("weight"), 3),
+                      info.get("signature") or "")
+    ci = cis.get("composite")
+    table.add_row("[bold]composite[/bold]", f"[bold]{_fmt(s['composite'])}[/bold]",
+                  f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]" if ci else "", "", "")
+    tier = s["quality_tier"]
+    table.add_row("quality_tier", f"[{TIER_STYLE.get(tier, '')}]{tier}[/]", "", "", "")
+    return table
+
+
+def _breakdown_table(name: str, groups: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title=name.replace("_", " "), title_justify="left")
+    for col in ("group", "n", "errors", "chrF++", "BLEU", "exact match", "composite", "tier"):
+        table.add_column(col, justify="right" if col not in ("group", "tier") else "left")
+    for key, g in groups.items():
+        table.add_row(key, str(g["total"]), str(g["errors"]), _fmt(g["chrf_plus_plus"], 2),
+                      _fmt(g["bleu"], 2), _fmt(g["exact_match_rate"], 3), _fmt(g["composite"]),
+                      g["quality_tier"])
+    return table
+
+
+def _kv_table(title: str, block: dict[str, Any]) -> Table:
+    table = Table(title=title, title_justify="left", show_header=False)
+    table.add_column("field")
+    table.add_column("value", justify="right")
+    for k, v in block.items():
+        table.add_row(k, _fmt(v, 6))
+    return table
+
+
+def _worst_table(card: dict[str, Any], n: int) -> Table:
+    rows = sorted(card["results"], key=lambda r: (r["entry_chrf"] is None, r["entry_chrf"] or 0.0))[:n]
+    table = Table(title=f"Worst {n} entries by chrF++", title_justify="left")
+    for col in ("id", "chrF++", "source", "reference", "predicted"):
+        table.add_column(col, overflow="fold", max_width=None if col in ("id", "chrF++") else 40)
+    for r in rows:
+        pred = f"[red]{r['error']}[/red]" if r.get("error") else r["predicted"]
+        table.add_row(str(r["entry_id"]), _fmt(r["entry_chrf"], 1), r["source"], r["reference"], pred)
+    return table
+
+
+def print_card(card: dict[str, Any], console: Console, *, worst: int = 5) -> None:
+    _require(card, "scores", "dataset", "method", "results", "metrics")
+    print_summary(card, console)
+    fp = card.get("fingerprint", {}).get("hash", "")
+    console.print(f"run {card['run_id']}  fingerprint {fp[:16]}…  hash {card.get('run_card_hash', '')[:16]}…")
+    console.print(_scores_table(card))
+    for name in ("by_difficulty", "by_provenance", "by_register", "by_segment"):
+        if card["scores"].get(name):
+            console.print(_breakdown_table(name, card["scores"][name]))
+    console.print(_kv_table("Cost", card["cost"]))
+    console.print(_kv_table("Speed", card["speed"]))
+    console.print(_kv_table("Tokens", card["tokens"]))
+    if worst > 0:
+        console.print(_worst_table(card, worst))
+    for w in card.get("warnings", []):
+        console.print(f"[yellow]warning:[/yellow] {w}")

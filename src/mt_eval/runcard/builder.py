@@ -1,0 +1,212 @@
+"""Assemble a sealed run card from a dataset, a method's translations and the metric table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mt_eval import __version__
+from mt_eval.corpus.models import Dataset
+from mt_eval.languages.card import LanguageCard
+from mt_eval.methods.base import MethodIdentity, Translation
+from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.registry import metrics_for
+from mt_eval.runcard import environment
+from mt_eval.runcard.model import RunCard
+from mt_eval.runcard.seal import canonical_json, fingerprint_hash, seal, sha256_text
+from mt_eval.scoring.composite import cost_adjusted, effective_weights
+from mt_eval.scoring.economics import cost_block, speed_block, tokens_block, total_usage, totals_block
+from mt_eval.scoring.scores import MetricTable, breakdowns, group_scores
+
+
+@dataclass
+class RunInfo:
+    run_id: str
+    timestamp: str
+    elapsed_seconds: float
+    condition: str
+    selection: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    cost_known: bool = True
+
+
+def entry_ids_sha256(ids: Sequence[int]) -> str:
+    return sha256_text(",".join(str(i) for i in ids))
+
+
+def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
+    """The spec's six components plus method identity, provider, entry subset and profile."""
+    return {
+        "dataset_sha256": card["dataset"]["sha256"],
+        "model_slug": card["model_slug"],
+        "condition": card["condition"],
+        "system_prompt_sha256": card["system_prompt_sha256"],
+        "temperature": card["temperature"],
+        "harness_version": card["harness_version"],
+        "method_name": card["method"]["name"],
+        "method_class": card["method"]["method_class"],
+        "method_version": card["method"]["version"],
+        "method_config_sha256": card["method"]["config_sha256"],
+        "api_provider": card["config"]["api_provider"],
+        "entry_ids_sha256": card["dataset"]["entry_ids_sha256"],
+        "profile": card["profile"],
+    }
+
+
+def score_translations(
+    dataset: Dataset, translations: Sequence[Translation], target: LanguageCard, source: LanguageCard
+) -> tuple[MetricTable, list[str]]:
+    """Errors are scored as empty output (DESIGN decision 1)."""
+    hypotheses = ["" if t.error else t.text for t in translations]
+    errors = np.asarray([t.error is not None for t in translations], dtype=bool)
+    ctx = MetricContext(entries=dataset.entries, target=target, source=source)
+    table = MetricTable.compute(metrics_for(target), hypotheses, ctx, errors)
+    return table, hypotheses
+
+
+def _none(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def _results(
+    dataset: Dataset, translations: Sequence[Translation], hyps: list[str], table: MetricTable
+) -> list[dict[str, Any]]:
+    per_entry = {m: table.entry_values(m) for m in table.metrics}
+    rows = []
+    for i, (entry, tr) in enumerate(zip(dataset.entries, translations, strict=True)):
+        values = {m: _none(v[i]) for m, v in per_entry.items() if v is not None}
+        rows.append({
+            "entry_id": entry.id,
+            "source": entry.source,
+            "reference": entry.reference,
+            "predicted": hyps[i],
+            "exact_match": bool(values.get("exact_match_rate")),
+            "entry_chrf": values.get("chrf_plus_plus"),
+            "fst_accepted": None,
+            "fst_analysis": [],
+            "difficulty": entry.difficulty,
+            "provenance": entry.provenance.value,
+            "segment": entry.segment.value,
+            "register": entry.register.value if entry.register else None,
+            "latency_seconds": tr.latency_seconds,
+            "usage": {
+                "prompt_tokens": tr.usage.prompt_tokens,
+                "completion_tokens": tr.usage.completion_tokens,
+                "reasoning_tokens": tr.usage.reasoning_tokens,
+            },
+            "error": tr.error,
+            "metrics": values,
+        })
+    return rows
+
+
+def build_card(
+    dataset: Dataset,
+    identity: MethodIdentity,
+    translations: Sequence[Translation],
+    run: RunInfo,
+    target: LanguageCard,
+    source: LanguageCard,
+) -> dict[str, Any]:
+    table, hyps = score_translations(dataset, translations, target, source)
+    profile = target.profile
+    scores = group_scores(table, profile)
+    scores.update(breakdowns(table, profile))
+    scores["confidence_intervals"] = {}
+    usage = total_usage(translations)
+    cost = cost_block(usage, dataset.entries, run.cost_known)
+    scores["cost_adjusted"] = cost_adjusted(scores["composite"], cost["cost_per_entry_usd"])
+    speed = speed_block(translations, run.elapsed_seconds, usage.prompt_tokens + usage.completion_tokens)
+    for key in ("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds"):
+        scores[key] = speed[key]
+    weights = effective_weights({k for k, v in scores.items() if v is not None}, profile)
+    model_ids = sorted({t.model_id for t in translations if t.model_id})
+    cfg = identity.config
+    card: dict[str, Any] = {
+        "schema_version": "2.0",
+        "run_id": run.run_id,
+        "harness_version": __version__,
+        "timestamp": run.timestamp,
+        "elapsed_seconds": run.elapsed_seconds,
+        "model_slug": identity.model_slug,
+        "model_id": ", ".join(model_ids) if model_ids else identity.model_slug,
+        "condition": run.condition,
+        "method_class": identity.method_class.value,
+        "method": {
+            "name": identity.name,
+            "method_class": identity.method_class.value,
+            "version": identity.version,
+            "config": cfg,
+            "config_sha256": sha256_text(canonical_json(cfg)),
+        },
+        "temperature": cfg.get("temperature"),
+        "system_prompt_sha256": sha256_text(identity.system_prompt),
+        "system_prompt_used": identity.system_prompt,
+        "coaching_data_sha256": cfg.get("coaching_data_sha256"),
+        "fst_version": None,
+        "tools_enabled": list(cfg.get("tools_enabled", [])),
+        "batch_size": cfg.get("batch_size"),
+        "max_retries": cfg.get("max_retries"),
+        "config": {
+            "api_provider": identity.provider,
+            "temperature": cfg.get("temperature"),
+            "max_tokens": cfg.get("max_tokens"),
+            "batch_size": cfg.get("batch_size"),
+            "concurrency": cfg.get("concurrency"),
+            "coaching_file": cfg.get("coaching_file"),
+            "method_path": cfg.get("method_path"),
+            "fst_retries": cfg.get("fst_retries"),
+        },
+        "method_config": {
+            "model": identity.model_slug,
+            "temperature": cfg.get("temperature"),
+            "batchSize": cfg.get("batch_size"),
+            "register": cfg.get("register"),
+            "coachingFile": cfg.get("coaching_file"),
+            "coachingPrompt": None,
+            "promptContext": cfg.get("prompt_context"),
+            "qualityTier": None,
+        },
+        "dataset": {
+            "id": dataset.info.id,
+            "version": dataset.info.version,
+            "language_pair": dataset.info.language_pair
+            or f"{source.code.upper()}→{target.code.upper()}",
+            "source_language": source.code,
+            "target_language": target.code,
+            "sha256": dataset.sha256,
+            "entry_count": len(dataset.entries),
+            "selection": run.selection,
+            "entry_ids_sha256": entry_ids_sha256([e.id for e in dataset.entries]),
+        },
+        "profile": profile,
+        "scores": scores,
+        "cost": cost,
+        "speed": speed,
+        "tokens": tokens_block(usage, len(dataset.entries)),
+        "totals": totals_block(usage, cost),
+        "metrics": {
+            m.id: {
+                "status": m.status.value,
+                "level": m.level.value,
+                "scale": m.scale,
+                "higher_is_better": m.higher_is_better,
+                "weight": weights.get(m.id),
+                "signature": m.signature(target) if hasattr(m, "signature") else None,
+            }
+            for m in table.metrics.values()
+        },
+        "environment": environment.capture(),
+        "warnings": list(dict.fromkeys([*target.warnings, *source.warnings, *run.warnings])),
+        "results": _results(dataset, translations, hyps, table),
+        "run_card_hash": "",
+    }
+    components = fingerprint_components(card)
+    card["fingerprint"] = {"hash": fingerprint_hash(components), "components": components}
+    RunCard.model_validate(card)  # schema check before sealing: a card we write always loads
+    return seal(card)
+
+

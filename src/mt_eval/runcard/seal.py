@@ -1,0 +1,40 @@
+"""Fingerprint (Benchmark Spec §3.8, DESIGN decision 4) and run_card_hash (Run Card Spec).
+
+Fingerprint: SHA-256 over the components sorted by name, each written ``name=<JSON value>`` on
+its own line. The components are stored on the card so anyone can recompute it.
+
+Hash: exactly the Run Card Spec snippet — ``json.dumps(card, sort_keys=True,
+ensure_ascii=False)`` of the card with ``run_card_hash`` set to ``""``, UTF-8, SHA-256 hex.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def fingerprint_hash(components: Mapping[str, Any]) -> str:
+    lines = [f"{name}={canonical_json(components[name])}" for name in sorted(components)]
+    return sha256_text("\n".join(lines))
+
+
+def card_hash(card: Mapping[str, Any]) -> str:
+    body = dict(card)
+    body["run_card_hash"] = ""
+    return sha256_text(json.dumps(body, sort_keys=True, ensure_ascii=False))
+
+
+def seal(card: dict[str, Any]) -> dict[str, Any]:
+    """Set run_card_hash in place; nothing may change the card afterwards."""
+    card["run_card_hash"] = card_hash(card)
+    return card

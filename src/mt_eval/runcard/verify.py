@@ -1,0 +1,99 @@
+"""Verify a run card: recompute everything derivable and the seal, and name what differs.
+
+A tampered number is caught where it can be recomputed (per-entry values and scores from
+``results[]``, fingerprint from its components, components from the card's own fields) so the
+message names the field; anything else that was edited breaks ``run_card_hash``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import ValidationError
+
+from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
+from mt_eval.languages.card import language_card
+from mt_eval.methods.base import Translation
+from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components, score_translations
+from mt_eval.runcard.model import RunCard
+from mt_eval.runcard.seal import card_hash, fingerprint_hash
+from mt_eval.scoring.scores import breakdowns, group_scores
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Numbers compare within float round-off, dicts recursively, everything else exactly."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+    return type(a) is type(b) and a == b
+
+
+def _diff(path: str, stored: Any, fresh: Any) -> Iterator[str]:
+    if isinstance(stored, dict) and isinstance(fresh, dict):
+        for key in fresh:
+            yield from _diff(f"{path}.{key}", stored.get(key), fresh[key])
+    elif not _same(stored, fresh):
+        yield f"{path}: card says {stored!r}, recomputed {fresh!r}"
+
+
+def _rescore(card: dict[str, Any]) -> dict[str, Any]:
+    ds = card["dataset"]
+    entries = [
+        Entry(
+            id=r["entry_id"], source=r["source"], reference=r["reference"], difficulty=r["difficulty"],
+            provenance=r["provenance"], segment=r.get("segment", "development"), register=r.get("register"),
+        )
+        for r in card["results"]
+    ]
+    info = DatasetInfo(id=ds["id"], source_language=ds["source_language"], target_language=ds["target_language"])
+    dataset = Dataset(info=info, entries=entries, sha256=ds["sha256"])
+    translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
+    target, source = language_card(ds["target_language"]), language_card(ds["source_language"])
+    table, _ = score_translations(dataset, translations, target, source)
+    profile = card["profile"]
+    fresh = group_scores(table, profile)
+    fresh.update(breakdowns(table, profile))
+    per_entry = {m: table.entry_values(m) for m in table.metrics}
+    rows = []
+    for i, r in enumerate(card["results"]):
+        chrf = per_entry["chrf_plus_plus"]
+        em = per_entry["exact_match_rate"]
+        rows.append({
+            "exact_match": bool(em[i]) if em is not None else r["exact_match"],
+            "entry_chrf": float(chrf[i]) if chrf is not None else r["entry_chrf"],
+        })
+    return {"scores": fresh, "rows": rows}
+
+
+def verify_card(card: dict[str, Any]) -> list[str]:
+    """Problems found, most specific first; an empty list means the card verifies."""
+    try:
+        RunCard.model_validate(card)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        return [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"]
+    problems: list[str] = []
+    fp = card["fingerprint"]
+    fresh_components = fingerprint_components(card)
+    problems += _diff("fingerprint.components", fp["components"], fresh_components)
+    if fingerprint_hash(fp["components"]) != fp["hash"]:
+        problems.append("fingerprint.hash: does not match fingerprint.components")
+    ids = [r["entry_id"] for r in card["results"]]
+    if entry_ids_sha256(ids) != card["dataset"]["entry_ids_sha256"]:
+        problems.append("dataset.entry_ids_sha256: does not match the entry ids in results[]")
+    if len(ids) != card["dataset"]["entry_count"]:
+        problems.append(f"dataset.entry_count: card says {card['dataset']['entry_count']}, results has {len(ids)}")
+    fresh = _rescore(card)
+    for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):
+        for key, value in row.items():
+            if not _same(r[key], value):
+                problems.append(f"results[{i}].{key} (entry {r['entry_id']}): card says {r[key]!r}, recomputed {value!r}")
+    stored = {k: card["scores"].get(k) for k in fresh["scores"]}
+    problems += _diff("scores", stored, fresh["scores"])
+    if card_hash(card) != card.get("run_card_hash"):
+        problems.append("run_card_hash: does not match the card's contents (changed after sealing)")
+    return problems

@@ -1,0 +1,71 @@
+"""The composite (Scoring Spec §4.1) and tiers (§5.1).
+
+One function serves the point estimate and every bootstrap resample: it accepts scalars or
+NumPy arrays of resampled values, so the composite's CI can never come from different code than
+the composite itself (the reference implementation's bug).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeVar
+
+import numpy as np
+
+from mt_eval.scoring.profiles import NORMALISATION, PROFILES, TIERS, Norm
+
+V = TypeVar("V", float, np.ndarray)
+
+
+def normalise(metric_id: str, value: V) -> V:
+    rule = NORMALISATION[metric_id]
+    if rule is Norm.DIV100:
+        return value / 100.0
+    if rule is Norm.INVERT:
+        return 1.0 - value
+    return value
+
+
+def _available(value: object) -> bool:
+    if value is None:
+        return False
+    return not (isinstance(value, float) and np.isnan(value))
+
+
+def effective_weights(available: set[str], profile: str) -> dict[str, float]:
+    """Target weights re-normalised over the metrics that have a value (§4.3 worked example)."""
+    weights = {m: w for m, w in PROFILES[profile].items() if m in available}
+    total = sum(weights.values())
+    return {m: w / total for m, w in weights.items()} if total > 0 else {}
+
+
+def composite(values: Mapping[str, float | np.ndarray | None], profile: str) -> float | np.ndarray | None:
+    """Σ w·normalised(v) / Σ w over available metrics; None when no weighted metric is available."""
+    num: float | np.ndarray = 0.0
+    den = 0.0
+    for metric_id, weight in PROFILES[profile].items():
+        value = values.get(metric_id)
+        if not _available(value):
+            continue
+        assert value is not None
+        num = num + weight * normalise(metric_id, value)
+        den += weight
+    if den == 0:
+        return None
+    return num / den
+
+
+def quality_tier(score: float | None) -> str:
+    if score is None or np.isnan(score):
+        return "unscored"
+    for threshold, name in TIERS:
+        if score >= threshold:
+            return name
+    return "baseline"  # negative composites cannot occur; keep the label total anyway
+
+
+def cost_adjusted(score: float | None, cost_per_entry_usd: float | None) -> float | None:
+    """§6.3 with the denominator floored at 1 (DESIGN decision 3); None when cost is 0 or unknown."""
+    if score is None or not cost_per_entry_usd:
+        return None
+    return score / max(1.0, float(np.log2(1 + cost_per_entry_usd * 1000)))

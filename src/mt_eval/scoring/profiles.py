@@ -1,0 +1,84 @@
+"""Scoring Spec §4.2–§4.3 and §5.1 as data: normalisation, weight profiles A/B, tier thresholds.
+
+This table is the code mirror of the spec; ``tests/scoring/test_profiles.py`` checks it against
+the spec's text so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Norm(StrEnum):
+    NONE = "none"
+    DIV100 = "divide by 100"
+    INVERT = "1 - value"
+
+
+NORMALISATION: dict[str, Norm] = {
+    "exact_match_rate": Norm.NONE,
+    "equivalent_match_rate": Norm.NONE,
+    "fst_acceptance_rate": Norm.NONE,
+    "morphological_accuracy": Norm.NONE,
+    "orthographic_accuracy": Norm.NONE,
+    "chrf_plus_plus": Norm.DIV100,
+    "semantic_score": Norm.NONE,
+    "code_switching_rate": Norm.INVERT,
+    "hallucination_rate": Norm.INVERT,
+    "terminology_adherence": Norm.NONE,
+}
+
+PROFILES: dict[str, dict[str, float]] = {
+    # Profile A: languages WITH an FST / morphological analyser.
+    "A": {
+        "fst_acceptance_rate": 0.25,
+        "morphological_accuracy": 0.15,
+        "chrf_plus_plus": 0.15,
+        "semantic_score": 0.15,
+        "equivalent_match_rate": 0.10,
+        "code_switching_rate": 0.05,
+        "terminology_adherence": 0.05,
+        "hallucination_rate": 0.05,
+        "exact_match_rate": 0.05,
+    },
+    # Profile B: languages WITHOUT one.
+    "B": {
+        "semantic_score": 0.25,
+        "chrf_plus_plus": 0.25,
+        "equivalent_match_rate": 0.15,
+        "exact_match_rate": 0.10,
+        "code_switching_rate": 0.10,
+        "terminology_adherence": 0.05,
+        "hallucination_rate": 0.05,
+        "orthographic_accuracy": 0.05,
+    },
+}
+
+# Evaluated top-down, first match wins (§5.1).
+TIERS: list[tuple[float, str]] = [
+    (0.85, "fluent"),
+    (0.70, "deployable"),
+    (0.50, "functional"),
+    (0.30, "emerging"),
+    (0.00, "baseline"),
+]
+
+# Every metric key the run-card scores block carries, null until a metric produces it (§3, §9).
+SCORE_KEYS: tuple[str, ...] = (
+    "exact_match_rate",
+    "equivalent_match_rate",
+    "chrf_plus_plus",
+    "chrf",
+    "bleu",
+    "ter",
+    "length_ratio",
+    "fst_acceptance_rate",
+    "morphological_accuracy",
+    "orthographic_accuracy",
+    "semantic_score",
+    "comet_score",
+    "code_switching_rate",
+    "hallucination_rate",
+    "terminology_adherence",
+    "consistency_score",
+)

@@ -1,0 +1,95 @@
+"""The run-card ``scores`` block: corpus values, counts, composite, tier and breakdowns.
+
+Statistics are computed once per metric for the whole run; every group (difficulty,
+provenance, register, segment) is the same aggregate over a subset of the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mt_eval.corpus.models import Entry
+from mt_eval.metrics.base import Metric, MetricContext
+from mt_eval.scoring.composite import composite, quality_tier
+from mt_eval.scoring.profiles import SCORE_KEYS
+
+# Count fields that sit beside a rate (Scoring Spec §9): key -> (metric id, stats column).
+COUNT_KEYS = {
+    "exact_matches": ("exact_match_rate", 0),
+    "equivalent_matches": ("equivalent_match_rate", 0),
+    "fst_accepted": ("fst_acceptance_rate", 0),
+}
+
+BREAKDOWNS: dict[str, Callable[[Entry], object]] = {
+    "by_difficulty": lambda e: e.difficulty,
+    "by_provenance": lambda e: e.provenance.value,
+    "by_register": lambda e: e.register.value if e.register else "unspecified",
+    "by_segment": lambda e: e.segment.value,
+}
+
+
+@dataclass
+class MetricTable:
+    """Every metric's per-entry statistics for one run, computed exactly once."""
+
+    metrics: dict[str, Metric]
+    stats: dict[str, np.ndarray]
+    errors: np.ndarray  # bool (n,)
+    entries: Sequence[Entry] = field(default_factory=list)
+
+    @classmethod
+    def compute(
+        cls, metrics: Sequence[Metric], hypotheses: Sequence[str], ctx: MetricContext, errors: np.ndarray
+    ) -> MetricTable:
+        stats = {m.id: m.statistics(hypotheses, ctx) for m in metrics}
+        return cls({m.id: m for m in metrics}, stats, errors, ctx.entries)
+
+    def values(self, rows: np.ndarray | None = None) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for metric_id, metric in self.metrics.items():
+            stats = self.stats[metric_id] if rows is None else self.stats[metric_id][rows]
+            out[metric_id] = _finite(float(metric.aggregate(stats.sum(axis=0))))
+        return out
+
+    def entry_values(self, metric_id: str) -> np.ndarray | None:
+        return self.metrics[metric_id].entry_values(self.stats[metric_id])
+
+
+def _finite(value: float) -> float | None:
+    return None if np.isnan(value) else value
+
+
+def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = None) -> dict[str, Any]:
+    """Fields shared by the top level and every breakdown group."""
+    n = len(table.errors) if rows is None else len(rows)
+    errors = table.errors if rows is None else table.errors[rows]
+    values = table.values(rows)
+    block: dict[str, Any] = {"total": n, "evaluated": int(n - errors.sum()), "errors": int(errors.sum())}
+    for key in SCORE_KEYS:
+        block[key] = values.get(key)
+    for count_key, (metric_id, column) in COUNT_KEYS.items():
+        if metric_id in table.stats:
+            stats = table.stats[metric_id] if rows is None else table.stats[metric_id][rows]
+            block[count_key] = int(stats[:, column].sum())
+        else:
+            block[count_key] = None
+    score = composite(values, profile)
+    block["composite"] = float(score) if score is not None else None
+    block["quality_tier"] = quality_tier(block["composite"])
+    return block
+
+
+def breakdowns(table: MetricTable, profile: str) -> dict[str, dict[str, dict[str, Any]]]:
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, key in BREAKDOWNS.items():
+        groups: dict[str, list[int]] = {}
+        for i, entry in enumerate(table.entries):
+            groups.setdefault(str(key(entry)), []).append(i)
+        out[name] = {
+            k: group_scores(table, profile, np.asarray(idx)) for k, idx in sorted(groups.items())
+        }
+    return out
