@@ -41,6 +41,7 @@ class SacreMetric:
     def bind(self, target: LanguageCard) -> Any:
         if self._metric is None:
             self._metric = self._scorer(target)
+            self._metric.num_refs = 1  # one reference stream; sacrebleu's signature needs it
         return self._metric
 
     def signature(self, target: LanguageCard) -> str:

@@ -6,7 +6,7 @@ computed over the JSON document itself, never over this model, so nothing is los
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -134,7 +134,7 @@ class RunCard(_Open):
     config: Config
     method_config: MethodConfig
     dataset: DatasetRef
-    profile: str
+    profile: Literal["A", "B"]
     fingerprint: Fingerprint
     scores: dict[str, Any]
     cost: dict[str, Any]

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
+from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Translation
 from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components, score_translations
@@ -87,11 +88,15 @@ def verify_card(card: dict[str, Any]) -> list[str]:
         problems.append("dataset.entry_ids_sha256: does not match the entry ids in results[]")
     if len(ids) != card["dataset"]["entry_count"]:
         problems.append(f"dataset.entry_count: card says {card['dataset']['entry_count']}, results has {len(ids)}")
-    fresh = _rescore(card)
+    try:
+        fresh = _rescore(card)
+    except (ValidationError, UserError, ValueError, KeyError, TypeError) as exc:
+        return [*problems, f"results: cannot be rescored ({str(exc).splitlines()[0]})"]
     for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):
         for key, value in row.items():
             if not _same(r[key], value):
-                problems.append(f"results[{i}].{key} (entry {r['entry_id']}): card says {r[key]!r}, recomputed {value!r}")
+                where = f"results[{i}].{key} (entry {r['entry_id']})"
+                problems.append(f"{where}: card says {r[key]!r}, recomputed {value!r}")
     stored = {k: card["scores"].get(k) for k in fresh["scores"]}
     problems += _diff("scores", stored, fresh["scores"])
     if card_hash(card) != card.get("run_card_hash"):
