@@ -69,7 +69,9 @@ def _load(
     corpus: Path | None, source_file: Path | None, reference_file: Path | None,
     source_lang: str | None, target_lang: str | None,
     segment: str | None = None, ids: str | None = None, difficulty: str | None = None,
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[Any, Any, dict[str, Any]]:
+    """(full dataset, selected dataset, selection); methods are built on the full corpus so that
+    a plain-text predictions file stays aligned with corpus order whatever is selected."""
     from mt_eval.corpus import load_corpus, load_text_pair, select_entries
 
     if corpus is not None:
@@ -81,18 +83,17 @@ def _load(
     else:
         raise UserError("give --corpus FILE, or --source-file and --reference-file")
     selection = {k: v for k, v in {"segment": segment, "ids": ids, "difficulty": difficulty}.items() if v}
-    if selection:
-        dataset = select_entries(dataset, segment=segment, ids=ids, difficulty=difficulty)
-    return dataset, selection
+    selected = select_entries(dataset, segment=segment, ids=ids, difficulty=difficulty) if selection else dataset
+    return dataset, selected, selection
 
 
-def _evaluate(dataset: Any, method_spec: str, condition: str, runs_dir: Path,
+def _evaluate(full: Any, dataset: Any, method_spec: str, condition: str, runs_dir: Path,
               out_path: Path | None, selection: dict[str, Any]) -> None:
     from mt_eval.api import evaluate
     from mt_eval.methods.registry import build_method
     from mt_eval.report import print_summary
 
-    method = build_method(method_spec, dataset=dataset)
+    method = build_method(method_spec, dataset=full)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("errors {task.fields[errors]}"), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
@@ -124,9 +125,9 @@ def run(
     Example: mt-eval run --corpus examples/ntrex128-eng-spa.json --method apertium:eng-spa
     """
     def go() -> None:
-        dataset, selection = _load(corpus, source_file, reference_file, source_lang, target_lang,
-                                   segment, ids, difficulty)
-        _evaluate(dataset, method, condition, runs_dir, out_path, selection)
+        full, dataset, selection = _load(corpus, source_file, reference_file, source_lang, target_lang,
+                                         segment, ids, difficulty)
+        _evaluate(full, dataset, method, condition, runs_dir, out_path, selection)
 
     guarded(go)
 
@@ -146,9 +147,9 @@ def score(
     --target-lang es --predictions hyp.txt
     """
     def go() -> None:
-        dataset, selection = _load(corpus, source_file, reference_file, source_lang, target_lang,
-                                   segment, ids, difficulty)
-        _evaluate(dataset, f"predictions:{predictions}", condition, runs_dir, out_path, selection)
+        full, dataset, selection = _load(corpus, source_file, reference_file, source_lang, target_lang,
+                                         segment, ids, difficulty)
+        _evaluate(full, dataset, f"predictions:{predictions}", condition, runs_dir, out_path, selection)
 
     guarded(go)
 

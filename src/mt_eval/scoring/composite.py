@@ -8,16 +8,11 @@ the composite itself (the reference implementation's bug).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeVar
-
 import numpy as np
 
 from mt_eval.scoring.profiles import NORMALISATION, PROFILES, TIERS, Norm
 
-V = TypeVar("V", float, np.ndarray)
-
-
-def normalise(metric_id: str, value: V) -> V:
+def normalise(metric_id: str, value: float | np.ndarray) -> float | np.ndarray:
     rule = NORMALISATION[metric_id]
     if rule is Norm.DIV100:
         return value / 100.0
