@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mt_eval.errors import CorpusError, UserError
@@ -49,12 +50,12 @@ def guarded(fn: Callable[[], T]) -> T:
         if _state["debug"]:
             raise
         for line in exc.lines():
-            err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
+            err.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     except UserError as exc:
         if _state["debug"]:
             raise
-        err.print(f"[red]error:[/red] {exc.one_line()}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(exc.one_line())}", highlight=False, soft_wrap=True)
         raise typer.Exit(exc.exit_code) from None
 
 
@@ -178,9 +179,9 @@ def verify(card: Annotated[Path, typer.Argument(help="Run card JSON.")]) -> None
     def go() -> None:
         problems = verify_card(load_card(card))
         if problems:
-            err.print(f"[red]FAILED[/red] {card}: {problems[0]}", highlight=False, soft_wrap=True)
+            err.print(f"[red]FAILED[/red] {card}: {escape(problems[0])}", highlight=False, soft_wrap=True)
             for extra in problems[1:5]:
-                err.print(f"  also: {extra}", highlight=False, soft_wrap=True)
+                err.print(f"  also: {escape(extra)}", highlight=False, soft_wrap=True)
             raise typer.Exit(1)
         out.print(f"[green]OK[/green] {card}: fingerprint, scores and run_card_hash verify")
 

@@ -13,12 +13,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.errors import UserError
-from mt_eval.languages.card import language_card
-from mt_eval.methods.base import Translation
-from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components, score_translations
+from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components
 from mt_eval.runcard.model import RunCard
+from mt_eval.runcard.rescore import table_from_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
 from mt_eval.scoring.scores import breakdowns, group_scores
 
@@ -42,31 +40,16 @@ def _diff(path: str, stored: Any, fresh: Any) -> Iterator[str]:
 
 
 def _rescore(card: dict[str, Any]) -> dict[str, Any]:
-    ds = card["dataset"]
-    entries = [
-        Entry(
-            id=r["entry_id"], source=r["source"], reference=r["reference"], difficulty=r["difficulty"],
-            provenance=r["provenance"], segment=r.get("segment", "development"), register=r.get("register"),
-        )
-        for r in card["results"]
-    ]
-    info = DatasetInfo(id=ds["id"], source_language=ds["source_language"], target_language=ds["target_language"])
-    dataset = Dataset(info=info, entries=entries, sha256=ds["sha256"])
-    translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
-    target, source = language_card(ds["target_language"]), language_card(ds["source_language"])
-    table, _ = score_translations(dataset, translations, target, source)
+    table = table_from_card(card)
     profile = card["profile"]
     fresh = group_scores(table, profile)
     fresh.update(breakdowns(table, profile))
-    per_entry = {m: table.entry_values(m) for m in table.metrics}
-    rows = []
-    for i, r in enumerate(card["results"]):
-        chrf = per_entry["chrf_plus_plus"]
-        em = per_entry["exact_match_rate"]
-        rows.append({
-            "exact_match": bool(em[i]) if em is not None else r["exact_match"],
-            "entry_chrf": float(chrf[i]) if chrf is not None else r["entry_chrf"],
-        })
+    em, chrf = table.entry_values("exact_match_rate"), table.entry_values("chrf_plus_plus")
+    rows = [
+        {"exact_match": bool(em[i]) if em is not None else r["exact_match"],
+         "entry_chrf": float(chrf[i]) if chrf is not None else r["entry_chrf"]}
+        for i, r in enumerate(card["results"])
+    ]
     return {"scores": fresh, "rows": rows}
 
 

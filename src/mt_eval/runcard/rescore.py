@@ -1,0 +1,40 @@
+"""Rebuild a run's metric table from a card alone (``results[]`` carries source, reference, output).
+
+``verify`` uses it to recompute every score, and ``compare`` to get per-entry statistics for paired
+tests without needing the original corpus or output files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
+from mt_eval.languages.card import language_card
+from mt_eval.methods.base import Translation
+from mt_eval.runcard.builder import score_translations
+from mt_eval.scoring.scores import MetricTable
+
+
+def dataset_from_card(card: dict[str, Any]) -> Dataset:
+    ds = card["dataset"]
+    entries = [
+        Entry(
+            id=r["entry_id"], source=r["source"], reference=r["reference"], difficulty=r["difficulty"],
+            provenance=r["provenance"], segment=r.get("segment", "development"), register=r.get("register"),
+        )
+        for r in card["results"]
+    ]
+    info = DatasetInfo(id=ds["id"], version=ds.get("version", "1.0"), source_language=ds["source_language"],
+                       target_language=ds["target_language"])
+    return Dataset(info=info, entries=entries, sha256=ds["sha256"])
+
+
+def table_from_card(card: dict[str, Any]) -> MetricTable:
+    """The same statistics the run computed, from the card's per-entry results."""
+    dataset = dataset_from_card(card)
+    translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
+    ds = card["dataset"]
+    table, _ = score_translations(
+        dataset, translations, language_card(ds["target_language"]), language_card(ds["source_language"])
+    )
+    return table
