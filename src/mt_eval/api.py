@@ -14,6 +14,7 @@ from mt_eval.engine.runner import Progress, run_method
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method
 from mt_eval.runcard.builder import RunInfo, build_card
+from mt_eval.scoring.intervals import BootstrapConfig
 
 
 def write_card(card: dict[str, Any], path: Path) -> Path:
@@ -33,6 +34,7 @@ def evaluate(
     out: str | Path | None = None,
     selection: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    bootstrap: BootstrapConfig | None = None,
 ) -> tuple[dict[str, Any], Path]:
     """Translate every entry with ``method``, score it and write a sealed run card."""
     target = language_card(dataset.info.target_language)
@@ -50,7 +52,8 @@ def evaluate(
             progress=progress,
         )
     )
-    info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {})
+    info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {},
+                   bootstrap=bootstrap or BootstrapConfig())
     card = build_card(dataset, method.identity, translations, info, target, source)
     path = Path(out) if out else run_dir / "run_card.json"
     return card, write_card(card, path)

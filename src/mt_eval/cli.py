@@ -41,6 +41,11 @@ DifficultyOpt = Annotated[str | None, typer.Option(help="Only these difficulty t
 OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write the run card here.")]
 ConditionOpt = Annotated[str, typer.Option(help="Experiment label recorded on the card.")]
 RunsDirOpt = Annotated[Path, typer.Option(help="Where runs/<run_id>/ (journal, card) go.")]
+BootOpt = Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples for CIs (0 disables).")]
+AlphaOpt = Annotated[float, typer.Option(help="CI level is 1 - alpha.")]
+SeedOpt = Annotated[int, typer.Option(help="Bootstrap seed (recorded on the card).")]
+PredOpt = Annotated[Path, typer.Option("--predictions", "-p",
+                                       help="System outputs: JSONL {entry_id, predicted} or one line per entry.")]
 
 
 def guarded(fn: Callable[[], T]) -> T:
@@ -89,7 +94,7 @@ def _load(
 
 
 def _evaluate(full: Any, dataset: Any, method_spec: str, condition: str, runs_dir: Path,
-              out_path: Path | None, selection: dict[str, Any]) -> None:
+              out_path: Path | None, selection: dict[str, Any], bootstrap: Any) -> None:
     from mt_eval.api import evaluate
     from mt_eval.methods.registry import build_method
     from mt_eval.report import print_summary
@@ -105,12 +110,20 @@ def _evaluate(full: Any, dataset: Any, method_spec: str, condition: str, runs_di
 
         try:
             card, path = evaluate(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
-                                  selection=selection, progress=tick)
+                                  selection=selection, progress=tick, bootstrap=bootstrap)
         except KeyboardInterrupt:
             err.print(f"[yellow]interrupted:[/yellow] finished entries are in {runs_dir}/<run_id>/journal.jsonl")
             raise typer.Exit(130) from None
     print_summary(card, out)
     out.print(f"run card: [bold]{path}[/bold]")
+
+
+def _boot(n: int, alpha: float, seed: int) -> Any:
+    from mt_eval.scoring.intervals import BootstrapConfig
+
+    if n < 0 or not 0 < alpha < 1:
+        raise UserError("--bootstrap must be ≥ 0 and --alpha between 0 and 1")
+    return BootstrapConfig(n, alpha, seed)
 
 
 @app.command()
@@ -120,6 +133,7 @@ def run(
     source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
     segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
     condition: ConditionOpt = "default", runs_dir: RunsDirOpt = Path("runs"), out_path: OutOpt = None,
+    n_boot: BootOpt = 1000, alpha: AlphaOpt = 0.05, seed: SeedOpt = 12345,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
 
@@ -128,19 +142,19 @@ def run(
     def go() -> None:
         full, dataset, selection = _load(corpus, source_file, reference_file, source_lang, target_lang,
                                          segment, ids, difficulty)
-        _evaluate(full, dataset, method, condition, runs_dir, out_path, selection)
+        _evaluate(full, dataset, method, condition, runs_dir, out_path, selection, _boot(n_boot, alpha, seed))
 
     guarded(go)
 
 
 @app.command()
 def score(
-    predictions: Annotated[Path, typer.Option("--predictions", "-p",
-                                              help="System outputs: JSONL {entry_id, predicted} or one line per entry.")],
+    predictions: PredOpt,
     corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
     source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
     segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
     condition: ConditionOpt = "default", runs_dir: RunsDirOpt = Path("runs"), out_path: OutOpt = None,
+    n_boot: BootOpt = 1000, alpha: AlphaOpt = 0.05, seed: SeedOpt = 12345,
 ) -> None:
     """Score an existing system output file against a corpus (same card as `run`).
 
@@ -150,7 +164,8 @@ def score(
     def go() -> None:
         full, dataset, selection = _load(corpus, source_file, reference_file, source_lang, target_lang,
                                          segment, ids, difficulty)
-        _evaluate(full, dataset, f"predictions:{predictions}", condition, runs_dir, out_path, selection)
+        _evaluate(full, dataset, f"predictions:{predictions}", condition, runs_dir, out_path, selection,
+                  _boot(n_boot, alpha, seed))
 
     guarded(go)
 

@@ -19,7 +19,8 @@ from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import canonical_json, fingerprint_hash, seal, sha256_text
 from mt_eval.scoring.composite import cost_adjusted, effective_weights
 from mt_eval.scoring.economics import cost_block, speed_block, tokens_block, total_usage, totals_block
-from mt_eval.scoring.scores import MetricTable, breakdowns, group_scores
+from mt_eval.scoring.intervals import BootstrapConfig, scores_with_intervals
+from mt_eval.scoring.scores import MetricTable
 
 
 @dataclass
@@ -31,6 +32,7 @@ class RunInfo:
     selection: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     cost_known: bool = True
+    bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
 
 
 def entry_ids_sha256(ids: Sequence[int]) -> str:
@@ -113,9 +115,7 @@ def build_card(
 ) -> dict[str, Any]:
     table, hyps = score_translations(dataset, translations, target, source)
     profile = target.profile
-    scores = group_scores(table, profile)
-    scores.update(breakdowns(table, profile))
-    scores["confidence_intervals"] = {}
+    scores = scores_with_intervals(table, profile, run.bootstrap)
     usage = total_usage(translations)
     cost = cost_block(usage, dataset.entries, run.cost_known)
     scores["cost_adjusted"] = cost_adjusted(scores["composite"], cost["cost_per_entry_usd"])

@@ -18,7 +18,7 @@ from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.rescore import table_from_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
-from mt_eval.scoring.scores import breakdowns, group_scores
+from mt_eval.scoring.intervals import BootstrapConfig, scores_with_intervals
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -42,8 +42,9 @@ def _diff(path: str, stored: Any, fresh: Any) -> Iterator[str]:
 def _rescore(card: dict[str, Any]) -> dict[str, Any]:
     table = table_from_card(card)
     profile = card["profile"]
-    fresh = group_scores(table, profile)
-    fresh.update(breakdowns(table, profile))
+    header = card["scores"].get("confidence_intervals") or {}
+    config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
+    fresh = scores_with_intervals(table, profile, config)
     em, chrf = table.entry_values("exact_match_rate"), table.entry_values("chrf_plus_plus")
     rows = [
         {"exact_match": bool(em[i]) if em is not None else r["exact_match"],

@@ -8,9 +8,11 @@ the composite itself (the reference implementation's bug).
 from __future__ import annotations
 
 from collections.abc import Mapping
+
 import numpy as np
 
 from mt_eval.scoring.profiles import NORMALISATION, PROFILES, TIERS, Norm
+
 
 def normalise(metric_id: str, value: float | np.ndarray) -> float | np.ndarray:
     rule = NORMALISATION[metric_id]

@@ -83,13 +83,16 @@ def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = Non
     return block
 
 
+def group_rows(table: MetricTable, name: str) -> dict[str, np.ndarray]:
+    key = BREAKDOWNS[name]
+    groups: dict[str, list[int]] = {}
+    for i, entry in enumerate(table.entries):
+        groups.setdefault(str(key(entry)), []).append(i)
+    return {k: np.asarray(idx) for k, idx in sorted(groups.items())}
+
+
 def breakdowns(table: MetricTable, profile: str) -> dict[str, dict[str, dict[str, Any]]]:
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for name, key in BREAKDOWNS.items():
-        groups: dict[str, list[int]] = {}
-        for i, entry in enumerate(table.entries):
-            groups.setdefault(str(key(entry)), []).append(i)
-        out[name] = {
-            k: group_scores(table, profile, np.asarray(idx)) for k, idx in sorted(groups.items())
-        }
-    return out
+    return {
+        name: {k: group_scores(table, profile, rows) for k, rows in group_rows(table, name).items()}
+        for name in BREAKDOWNS
+    }

@@ -1,0 +1,66 @@
+"""Bootstrap confidence intervals for every metric and the composite (Scoring Spec §8.1).
+
+All metrics and the composite of one group share one set of resamples; the composite's
+interval comes from ``composite`` itself applied to each resample's metric values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mt_eval.scoring.composite import composite
+from mt_eval.scoring.scores import MetricTable, breakdowns, group_rows, group_scores
+from mt_eval.stats import bootstrap_many
+
+
+@dataclass(frozen=True)
+class BootstrapConfig:
+    n_resamples: int = 1000
+    alpha: float = 0.05
+    seed: int = 12345
+
+    def header(self) -> dict[str, Any]:
+        return {"method": "percentile", "n_resamples": self.n_resamples, "alpha": self.alpha, "seed": self.seed}
+
+
+def confidence_intervals(
+    table: MetricTable, profile: str, config: BootstrapConfig, rows: np.ndarray | None = None
+) -> dict[str, Any]:
+    """``{method, n_resamples, alpha, seed, <metric_id>: {ci_lower, ci_upper}, composite: {...}}``."""
+    out = config.header()
+    if config.n_resamples <= 0:
+        return out
+    stats = {m: (s if rows is None else s[rows]) for m, s in table.stats.items()}
+    if not stats or len(next(iter(stats.values()))) < 2:
+        return out  # one entry cannot be resampled meaningfully
+    available = {m for m, v in table.values(rows).items() if v is not None}
+
+    def combine(values: dict[str, np.ndarray]) -> np.ndarray:
+        result = composite({m: v for m, v in values.items() if m in available}, profile)
+        return np.full(len(next(iter(values.values()))), np.nan) if result is None else np.asarray(result)
+
+    aggregates = {m: metric.aggregate for m, metric in table.metrics.items()}
+    cis = bootstrap_many(stats, aggregates, combine, n_resamples=config.n_resamples, alpha=config.alpha,
+                         seed=config.seed)
+    for metric_id, ci in cis.items():
+        if metric_id in available or (metric_id == "composite" and not np.isnan(ci.point)):
+            out[metric_id] = ci.as_dict()
+    return out
+
+
+# Breakdowns whose groups also carry intervals (Scoring Spec §8 asks for difficulty and provenance).
+GROUPS_WITH_INTERVALS = ("by_difficulty", "by_provenance")
+
+
+def scores_with_intervals(table: MetricTable, profile: str, config: BootstrapConfig) -> dict[str, Any]:
+    """The whole ``scores`` quality block: values, counts, composite, tier, breakdowns and CIs."""
+    scores = group_scores(table, profile)
+    scores.update(breakdowns(table, profile))
+    scores["confidence_intervals"] = confidence_intervals(table, profile, config)
+    for name in GROUPS_WITH_INTERVALS:
+        for key, rows in group_rows(table, name).items():
+            scores[name][key]["confidence_intervals"] = confidence_intervals(table, profile, config, rows)
+    return scores
