@@ -215,6 +215,15 @@ def show(
     guarded(lambda: print_card(load_card(card), out, worst=worst))
 
 
+def _mount_subcommands() -> None:
+    from mt_eval.qa.cli import qa_app
+
+    app.add_typer(qa_app, name="qa", help="Multilingual QA evaluation: EM, F1, RLC, RLC_OK, cost, CNBE.")
+
+
+_mount_subcommands()
+
+
 def main() -> None:
     try:
         app()

@@ -1,0 +1,47 @@
+"""Multilingual QA evaluation (the QA metrics spec): EM, F1, RLC, RLC_OK, Cost, CNBE, Semantic Score.
+
+``mt_eval.qa.cli.qa_app`` is the ``mt-eval qa`` sub-command; :func:`run_qa` is the same run as a
+function. See ``docs/qa.md`` for the metric definitions and the documented spec discrepancies.
+"""
+
+from mt_eval.qa.data import GoldItem, GoldSet, Prediction, load_gold, load_predictions
+from mt_eval.qa.metrics import (
+    DDOF,
+    DEFAULT_RLC_THRESHOLD,
+    best_exact_match,
+    best_f1,
+    cnbe_values,
+    compute_rlc,
+    exact_match,
+    f1_score_lang,
+    mean_std,
+    normalize_text,
+    rlc_binary,
+)
+from mt_eval.qa.run import JudgeConfig, RunOptions, run_qa
+from mt_eval.qa.scripts import LANGUAGE_SCRIPTS, SCRIPTS, language_scripts
+
+__all__ = [
+    "DDOF",
+    "DEFAULT_RLC_THRESHOLD",
+    "LANGUAGE_SCRIPTS",
+    "SCRIPTS",
+    "GoldItem",
+    "GoldSet",
+    "JudgeConfig",
+    "Prediction",
+    "RunOptions",
+    "best_exact_match",
+    "best_f1",
+    "cnbe_values",
+    "compute_rlc",
+    "exact_match",
+    "f1_score_lang",
+    "language_scripts",
+    "load_gold",
+    "load_predictions",
+    "mean_std",
+    "normalize_text",
+    "rlc_binary",
+    "run_qa",
+]

@@ -1,0 +1,173 @@
+"""``mt-eval qa``: score one QA system, or compare several against a baseline.
+
+A typer sub-application that the main CLI mounts (``app.add_typer(qa_app, name="qa")``). The
+commands only parse options, call :func:`mt_eval.qa.run.run_qa` and print; every user mistake
+arrives as a ``UserError`` and leaves as one line on stderr with exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mt_eval.errors import UserError
+from mt_eval.qa.evaluate import BootstrapConfig
+from mt_eval.qa.metrics import DEFAULT_RLC_THRESHOLD
+from mt_eval.qa.report import QAReport, format_statistics, format_summary, metrics_document, per_sample_rows, warnings
+from mt_eval.qa.run import DEFAULT_JUDGE_CACHE, JudgeConfig, RunOptions, parse_system_spec, run_qa
+from mt_eval.stats import DEFAULT_SEED
+
+qa_app = typer.Typer(
+    name="qa",
+    help="Multilingual QA evaluation: EM, F1, RLC, RLC_OK, Cost, CNBE and an optional LLM semantic score.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+Gold = Annotated[Path, typer.Option("--gold", help="Gold QA data: SQuAD v1.1 JSON or JSONL.")]
+Lang = Annotated[
+    str | None, typer.Option("--lang", help="Target language (e.g. zh, th); defaults to the gold records' lang.")
+]
+Out = Annotated[Path | None, typer.Option("--out", help="Write metrics.json here.")]
+PerSample = Annotated[Path | None, typer.Option("--per-sample", help="Write per-sample values (JSONL) here.")]
+Threshold = Annotated[float, typer.Option("--rlc-threshold", help="RLC_OK threshold.")]
+OnlyPredicted = Annotated[
+    bool,
+    typer.Option("--only-predicted", help="Score only questions every system answered (default: all gold)."),
+]
+Resamples = Annotated[int, typer.Option("--n-resamples", min=1, help="Bootstrap resamples.")]
+Alpha = Annotated[float, typer.Option("--alpha", help="Significance level / 1 - CI level.")]
+Seed = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
+JudgeModel = Annotated[
+    str | None, typer.Option("--judge-model", help="LLM judge model; semantic_score is computed only with it.")
+]
+JudgeProvider = Annotated[
+    str | None, typer.Option("--judge-provider", help="openrouter (default) or openai.")
+]
+JudgeBaseUrl = Annotated[
+    str | None, typer.Option("--judge-base-url", help="Any OpenAI-compatible base URL (…/v1).")
+]
+JudgeKeyEnv = Annotated[
+    str | None, typer.Option("--judge-api-key-env", help="Environment variable holding the API key.")
+]
+JudgeCachePath = Annotated[str, typer.Option("--judge-cache", help="SQLite cache of judgments ('' disables).")]
+JudgeConcurrency = Annotated[int, typer.Option("--judge-concurrency", help="Judge requests in flight.")]
+JudgeTemperature = Annotated[float, typer.Option("--judge-temperature", help="Judge sampling temperature.")]
+
+
+def _judge(
+    model: str | None, provider: str | None, base_url: str | None, key_env: str | None,
+    cache: str, concurrency: int, temperature: float,
+) -> JudgeConfig | None:  # fmt: skip
+    if model is None:
+        if provider or base_url or key_env:
+            raise UserError("judge options given without --judge-model", field="judge-model")
+        return None
+    return JudgeConfig(
+        model=model, provider=provider, base_url=base_url, api_key_env=key_env,
+        cache_path=cache or None, concurrency=concurrency, temperature=temperature,
+    )  # fmt: skip
+
+
+def _emit(report: QAReport, out: Path | None, per_sample: Path | None) -> None:
+    for line in warnings(report):
+        typer.echo(line, err=True)
+    typer.echo(format_summary(report))
+    typer.echo(format_statistics(report))
+    try:
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(metrics_document(report), ensure_ascii=False, indent=2) + "\n", "utf-8")
+            typer.echo(f"wrote {out}", err=True)
+        if per_sample is not None:
+            per_sample.parent.mkdir(parents=True, exist_ok=True)
+            rows = (json.dumps(r, ensure_ascii=False) for r in per_sample_rows(report))
+            per_sample.write_text("".join(r + "\n" for r in rows), "utf-8")
+            typer.echo(f"wrote {per_sample}", err=True)
+    except OSError as exc:
+        raise UserError(f"cannot write: {exc.strerror}", file=exc.filename) from exc
+
+
+@qa_app.command("score")
+def score(
+    gold: Gold,
+    predictions: Annotated[Path, typer.Option("--predictions", help="Predictions JSONL of this system.")],
+    system: Annotated[str, typer.Option("--system", help="System name shown in the summary.")] = "system",
+    lang: Lang = None,
+    baseline_predictions: Annotated[
+        Path | None,
+        typer.Option("--baseline-predictions", help="Baseline predictions (JSONL) for CNBE and paired tests."),
+    ] = None,
+    out: Out = None,
+    per_sample: PerSample = None,
+    rlc_threshold: Threshold = DEFAULT_RLC_THRESHOLD,
+    only_predicted: OnlyPredicted = False,
+    n_resamples: Resamples = 1000,
+    alpha: Alpha = 0.05,
+    seed: Seed = DEFAULT_SEED,
+    judge_model: JudgeModel = None,
+    judge_provider: JudgeProvider = None,
+    judge_base_url: JudgeBaseUrl = None,
+    judge_api_key_env: JudgeKeyEnv = None,
+    judge_cache: JudgeCachePath = DEFAULT_JUDGE_CACHE,
+    judge_concurrency: JudgeConcurrency = 8,
+    judge_temperature: JudgeTemperature = 0.0,
+) -> None:
+    """Score one system's predictions against gold QA data."""
+    try:
+        systems = [(system, predictions)]
+        baseline = None
+        if baseline_predictions is not None:
+            baseline = "baseline" if system != "baseline" else "baseline-system"
+            systems.insert(0, (baseline, baseline_predictions))
+        options = RunOptions(
+            lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
+            bootstrap=BootstrapConfig(n_resamples, alpha, seed),
+            judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
+                         judge_concurrency, judge_temperature),
+        )  # fmt: skip
+        report = run_qa(gold, systems, options, baseline=baseline, report=[system])
+        _emit(report, out, per_sample)
+    except UserError as exc:
+        typer.echo(f"error: {exc.one_line()}", err=True)
+        raise typer.Exit(2) from None
+
+
+@qa_app.command("compare")
+def compare(
+    gold: Gold,
+    systems: Annotated[list[str], typer.Argument(help="SYSTEM=PREDICTIONS.jsonl, one per system.")],
+    baseline: Annotated[str, typer.Option("--baseline", help="Name of the baseline system (e.g. direct).")],
+    lang: Lang = None,
+    out: Out = None,
+    per_sample: PerSample = None,
+    rlc_threshold: Threshold = DEFAULT_RLC_THRESHOLD,
+    only_predicted: OnlyPredicted = False,
+    n_resamples: Resamples = 1000,
+    alpha: Alpha = 0.05,
+    seed: Seed = DEFAULT_SEED,
+    judge_model: JudgeModel = None,
+    judge_provider: JudgeProvider = None,
+    judge_base_url: JudgeBaseUrl = None,
+    judge_api_key_env: JudgeKeyEnv = None,
+    judge_cache: JudgeCachePath = DEFAULT_JUDGE_CACHE,
+    judge_concurrency: JudgeConcurrency = 8,
+    judge_temperature: JudgeTemperature = 0.0,
+) -> None:
+    """Compare several systems on the same gold data, with CNBE and paired tests against a baseline."""
+    try:
+        parsed = [parse_system_spec(s) for s in systems]
+        options = RunOptions(
+            lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
+            bootstrap=BootstrapConfig(n_resamples, alpha, seed),
+            judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
+                         judge_concurrency, judge_temperature),
+        )  # fmt: skip
+        report = run_qa(gold, parsed, options, baseline=baseline)
+        _emit(report, out, per_sample)
+    except UserError as exc:
+        typer.echo(f"error: {exc.one_line()}", err=True)
+        raise typer.Exit(2) from None
