@@ -18,6 +18,7 @@ from mt_eval.runcard.builder import fingerprint_components
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import fingerprint_hash
 from mt_eval.runcard.verify import verify_card
+from mt_eval.scoring.intervals import BootstrapConfig
 
 N = 30
 
@@ -48,7 +49,9 @@ def sealed(ntrex_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[d
     dataset = load_text_pair(src, ref, "en", "es")
     outputs = {i + 1: " ".join(r.split()[: max(1, len(r.split()) - 2)]) for i, r in enumerate(refs)}
     outputs[1] = refs[0]  # one exact match
-    card, path = evaluate(dataset, FixedOutputs(outputs, fail={2}), runs_dir=tmp / "runs", condition="t")
+    # 100 resamples keep ~200 re-verifications fast; the CIs are still recomputed and checked
+    card, path = evaluate(dataset, FixedOutputs(outputs, fail={2}), runs_dir=tmp / "runs", condition="t",
+                          bootstrap=BootstrapConfig(100, 0.05, 3))
     return card, path
 
 
@@ -123,6 +126,7 @@ def test_any_single_field_change_fails_verify(sealed):
      (("scores", "by_difficulty", "3", "bleu"), "scores.by_difficulty.3.bleu"),
      (("results", 3, "entry_chrf"), "results[3].entry_chrf"),
      (("model_slug",), "fingerprint.components.model_slug"),
+     (("scores", "confidence_intervals", "composite", "ci_lower"), "scores.confidence_intervals.composite"),
      (("timestamp",), "run_card_hash")],
 )
 def test_verify_names_the_first_differing_field(sealed, path, expected):
