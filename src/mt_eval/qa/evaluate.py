@@ -29,7 +29,8 @@ from mt_eval.qa.metrics import (
     mean_std,
 )
 from mt_eval.qa.scripts import language_scripts
-from mt_eval.stats import DEFAULT_SEED, bootstrap_ci, paired_bootstrap, resample_counts
+from mt_eval.stats import bootstrap_ci, paired_bootstrap, resample_counts
+from mt_eval.stats.config import BootstrapConfig
 
 #: Metrics that get bootstrap CIs and paired tests (plus semantic_score when judged).
 TESTED_METRICS = ("em", "f1", "rlc")
@@ -184,13 +185,6 @@ def _mean_stats(values: np.ndarray) -> np.ndarray:
 def _mean_aggregate(sums: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.asarray(sums[..., 0] / sums[..., 1], dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class BootstrapConfig:
-    n_resamples: int = 1000
-    alpha: float = 0.05
-    seed: int = DEFAULT_SEED
 
 
 def _tested(system: SystemResult) -> list[str]:

@@ -6,7 +6,6 @@ interval comes from ``composite`` itself applied to each resample's metric value
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,16 +13,9 @@ import numpy as np
 from mt_eval.scoring.composite import composite
 from mt_eval.scoring.scores import MetricTable, breakdowns, group_rows, group_scores
 from mt_eval.stats import bootstrap_many
+from mt_eval.stats.config import BootstrapConfig
 
-
-@dataclass(frozen=True)
-class BootstrapConfig:
-    n_resamples: int = 1000
-    alpha: float = 0.05
-    seed: int = 12345
-
-    def header(self) -> dict[str, Any]:
-        return {"method": "percentile", "n_resamples": self.n_resamples, "alpha": self.alpha, "seed": self.seed}
+__all__ = ["BootstrapConfig", "confidence_intervals", "scores_with_intervals"]
 
 
 def confidence_intervals(
