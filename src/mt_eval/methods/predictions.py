@@ -1,0 +1,206 @@
+"""``predictions:PATH``: score outputs produced elsewhere (another tool, a human, an old run).
+
+Two file shapes are accepted:
+
+* **JSONL**, one object per line: ``{"entry_id": 3, "predicted": "..."}``; ``id`` and
+  ``prediction`` are accepted as aliases, and optional ``error`` (string) and
+  ``latency_seconds`` (number) are carried over so a failed output stays a failure.
+* **Plain text**, one line per corpus entry, in corpus order. The line count must equal the
+  number of entries: a file that is one line short would otherwise shift every later output onto
+  the wrong entry and be scored as nonsense.
+
+The file is read and checked when the method is built, so a bad file stops the run before it
+starts, naming the file and line. The dataset is used only to map plain-text lines to entry ids
+by position; references are never read. The identity records the file's SHA-256, so a different
+predictions file is a different method version (and fingerprint).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from mt_eval.corpus.models import Dataset
+from mt_eval.errors import MethodError
+from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, TranslationRequest
+
+Format = Literal["auto", "jsonl", "text"]
+_ID_KEYS = ("entry_id", "id")
+_TEXT_KEYS = ("predicted", "prediction")
+_JSONL_SUFFIXES = {".jsonl", ".ndjson", ".json"}
+_TEXT_SUFFIXES = {".txt", ".text", ".hyp", ".out"}
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One stored output; ``error`` marks an output that failed when it was produced."""
+
+    text: str
+    error: str | None = None
+    latency_seconds: float = 0.0
+
+
+class PredictionsMethod:
+    """Replays a predictions file as a Method."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        dataset: Dataset,
+        *,
+        fmt: Format = "auto",
+        method_class: MethodClass = MethodClass.CUSTOM_PLUGIN,
+        name: str = "predictions",
+    ) -> None:
+        self.path = Path(path)
+        data = _read_bytes(self.path)
+        text = _decode(data, self.path)
+        self.format: Literal["jsonl", "text"] = _detect(self.path, text) if fmt == "auto" else fmt
+        entry_ids = [entry.id for entry in dataset.entries]  # ids only: never the references
+        if self.format == "jsonl":
+            self.predictions = parse_jsonl(text, self.path)
+        else:
+            self.predictions = parse_text(text, self.path, entry_ids)
+        known = set(entry_ids)
+        # Outputs for ids outside this corpus (e.g. a file made for a larger corpus) are ignored;
+        # exposed so the caller can warn about them.
+        self.unknown_entry_ids = sorted(i for i in self.predictions if i not in known)
+        digest = hashlib.sha256(data).hexdigest()
+        self.identity = MethodIdentity(
+            name=name,
+            method_class=method_class,
+            version=f"sha256:{digest[:12]}",
+            model_slug=self.path.stem,
+            config={
+                "predictions_file": str(path),
+                "predictions_sha256": digest,
+                "predictions_format": self.format,
+            },
+            provider="file",
+        )
+
+    async def translate(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
+        """Look each request up; an entry the file has no output for is an error, not a blank."""
+        out = []
+        for req in requests:
+            found = self.predictions.get(req.entry_id)
+            if found is None:
+                out.append(Translation(req.entry_id, error=f"no prediction for entry {req.entry_id} in {self.path}"))
+            else:
+                out.append(
+                    Translation(
+                        req.entry_id,
+                        text=found.text,
+                        error=found.error,
+                        latency_seconds=found.latency_seconds,
+                        model_id=self.identity.model_slug,
+                    )
+                )
+        return out
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise MethodError("predictions file not found", file=str(path)) from None
+    except OSError as exc:
+        raise MethodError(f"cannot read predictions file: {exc.strerror or exc}", file=str(path)) from exc
+
+
+def _decode(data: bytes, path: Path) -> str:
+    """UTF-8 (a BOM is tolerated); a bad byte is reported with its line number."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise MethodError(f"not valid UTF-8 (byte {exc.start})", file=f"{path}:{line}") from None
+
+
+def _detect(path: Path, text: str) -> Literal["jsonl", "text"]:
+    """By suffix; otherwise JSONL when the first non-blank line is a JSON object with an id."""
+    suffix = path.suffix.lower()
+    if suffix in _JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in _TEXT_SUFFIXES:
+        return "text"
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    try:
+        obj = json.loads(first)
+    except ValueError:
+        return "text"
+    return "jsonl" if isinstance(obj, dict) and any(k in obj for k in _ID_KEYS) else "text"
+
+
+def _pick(obj: dict[str, Any], keys: tuple[str, ...], where: str, what: str) -> Any:
+    present = [k for k in keys if k in obj]
+    if not present:
+        raise MethodError(f"missing {what} (one of {', '.join(repr(k) for k in keys)})", file=where)
+    if len(present) > 1:
+        raise MethodError(f"both {present[0]!r} and {present[1]!r} given; use one", file=where)
+    return obj[present[0]]
+
+
+def parse_jsonl(text: str, path: Path) -> dict[int, Prediction]:
+    """Entry id -> prediction; any malformed line is a MethodError naming ``FILE:LINE``."""
+    out: dict[int, Prediction] = {}
+    first_line: dict[int, int] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise MethodError(f"invalid JSON: {exc}", file=where, hint="JSON Lines: one object per line") from None
+        if not isinstance(obj, dict):
+            raise MethodError(f"expected a JSON object, got {type(obj).__name__}", file=where)
+        entry_id = _pick(obj, _ID_KEYS, where, "entry id")
+        if isinstance(entry_id, bool) or not isinstance(entry_id, int):
+            raise MethodError(f"entry id must be an integer, got {entry_id!r}", file=where)
+        predicted = _pick(obj, _TEXT_KEYS, where, "prediction text")
+        if not isinstance(predicted, str):
+            raise MethodError(f"prediction must be a string, got {type(predicted).__name__}", file=where)
+        error = obj.get("error")
+        if error is not None and not isinstance(error, str):
+            raise MethodError("'error' must be a string or null", file=where)
+        latency = obj.get("latency_seconds", 0.0)
+        if (
+            isinstance(latency, bool)
+            or not isinstance(latency, int | float)
+            or not math.isfinite(latency)
+            or latency < 0
+        ):
+            raise MethodError("'latency_seconds' must be a non-negative number", file=where)
+        if entry_id in out:
+            raise MethodError(
+                f"duplicate prediction for entry {entry_id} (first on line {first_line[entry_id]})", file=where
+            )
+        out[entry_id] = Prediction(predicted, error or None, float(latency))
+        first_line[entry_id] = number
+    return out
+
+
+def parse_text(text: str, path: Path, entry_ids: list[int]) -> dict[int, Prediction]:
+    """Line i is the output for the i-th corpus entry; the counts must match exactly.
+
+    Lines are split on ``\\n`` only (a trailing ``\\r`` is dropped for CRLF files), never on the
+    other characters ``str.splitlines`` treats as breaks, which can occur inside a translation.
+    An empty line is an empty output, not a missing one.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline ends the last line; it does not start another
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    if len(lines) != len(entry_ids):
+        raise MethodError(
+            f"{len(lines)} lines but the corpus has {len(entry_ids)} entries; a plain-text predictions "
+            "file needs exactly one line per entry, in corpus order",
+            file=str(path),
+        )
+    return {entry_id: Prediction(line) for entry_id, line in zip(entry_ids, lines, strict=True)}
