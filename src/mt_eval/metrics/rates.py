@@ -7,6 +7,7 @@ they all inherit the same aggregate and per-entry values and get CIs and paired 
 from __future__ import annotations
 
 import unicodedata
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,7 +16,7 @@ from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import Level, MetricContext, Status
 
 
-class RateMetric:
+class RateMetric(ABC):
     id = ""
     scale = 1.0
     higher_is_better = True
@@ -25,8 +26,9 @@ class RateMetric:
     def applies_to(self, target: LanguageCard) -> bool:
         return True
 
+    @abstractmethod
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
-        raise NotImplementedError  # pragma: no cover - abstract
+        """(numerator, denominator) for one entry."""
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         rows = [self.pair(h, ctx, i) for i, h in enumerate(hypotheses)]

@@ -8,6 +8,7 @@ tests check against sacrebleu on every resample.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ from mt_eval.metrics.base import Level, MetricContext, Status
 _LOG_ZERO = -9999999999.0  # sacrebleu's my_log(0)
 
 
-class SacreMetric:
+class SacreMetric(ABC):
     """Shared plumbing: the metric object, statistics extraction and the exact scalar path."""
 
     id = ""
@@ -29,8 +30,9 @@ class SacreMetric:
     level = Level.BOTH
     status = Status.IMPLEMENTED
 
+    @abstractmethod
     def _scorer(self, target: LanguageCard) -> Any:
-        raise NotImplementedError  # pragma: no cover - abstract
+        """The sacrebleu metric object configured for this target language."""
 
     def __init__(self) -> None:
         self._metric: Any = None
@@ -62,8 +64,9 @@ class SacreMetric:
             return np.asarray(self.exact(sums))
         return self.vector(sums)
 
+    @abstractmethod
     def vector(self, sums: np.ndarray) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover - abstract
+        """NumPy transcription of sacrebleu's score-from-statistics over leading axes."""
 
     def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
         return np.array([self.exact(row) for row in stats])
