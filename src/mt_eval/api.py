@@ -59,6 +59,13 @@ def evaluate(
     return card, write_card(card, path)
 
 
+def score_predictions(dataset: Dataset, predictions: str | Path, **kwargs: Any) -> tuple[dict[str, Any], Path]:
+    """Score an existing output file (JSONL keyed by entry id, or one line per entry) as a run."""
+    from mt_eval.methods.predictions import PredictionsMethod
+
+    return evaluate(dataset, PredictionsMethod(predictions, dataset), **kwargs)
+
+
 def load_card(path: str | Path) -> dict[str, Any]:
     from mt_eval.errors import UserError
 

@@ -6,7 +6,6 @@ time with a located error, never half-way through a paid run.
 
 from __future__ import annotations
 
-import warnings
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,10 +41,6 @@ class Context(StrEnum):
     NARRATIVE = "narrative"
     LABEL = "label"
     ERROR = "error"
-
-
-# The spec names an entry field 'register', which shadows a BaseModel attribute; that is intended.
-warnings.filterwarnings("ignore", message='Field name "register"', category=UserWarning)
 
 
 class Entry(BaseModel):
