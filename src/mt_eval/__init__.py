@@ -9,7 +9,8 @@ __version__ = "2.0.0"
 warnings.filterwarnings("ignore", message='Field name "register"', category=UserWarning)
 
 from mt_eval.api import evaluate, load_card, score_predictions  # noqa: E402
+from mt_eval.comparison import compare  # noqa: E402
 from mt_eval.corpus import load_corpus  # noqa: E402
 from mt_eval.runcard.model import RunCard  # noqa: E402
 
-__all__ = ["RunCard", "__version__", "evaluate", "load_card", "load_corpus", "score_predictions"]
+__all__ = ["RunCard", "__version__", "compare", "evaluate", "load_card", "load_corpus", "score_predictions"]

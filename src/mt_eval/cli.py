@@ -216,8 +216,10 @@ def show(
 
 
 def _mount_subcommands() -> None:
+    from mt_eval.compare_cli import register
     from mt_eval.qa.cli import qa_app
 
+    register(app)
     app.add_typer(qa_app, name="qa", help="Multilingual QA evaluation: EM, F1, RLC, RLC_OK, cost, CNBE.")
 
 

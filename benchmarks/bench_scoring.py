@@ -1,0 +1,219 @@
+"""Scoring throughput: ~10,000 segments with CIs, mt-eval against the sacrebleu command line.
+
+Workload: NTREX-128 English→{Spanish, German, French, Portuguese, Italian}, 5 × 1,997 = 9,985
+segments; the hypotheses are a deterministic degradation of the references. Per language,
+measured as wall time of a fresh process (interpreter start, imports and all), interleaved so
+that load on a shared machine hits both sides alike:
+
+* peer   ``sacrebleu REF -i HYP -m bleu chrf ter --chrf-word-order 2 --confidence`` (chrF++,
+         BLEU, TER, 1000-resample bootstrap; sacrebleu's "chrf" with word order 2 *is* chrF++);
+* ours   the mt-eval path a run takes: ``MetricTable.compute`` over every registered metric
+         (exact match, chrF++, chrF, BLEU, TER, length ratio), per-entry values of each, and
+         ``bootstrap_many`` CIs for every metric plus the composite (1000 resamples). This is
+         *more* work than the peer: chrF, exact match and length ratio come on top;
+* proposal  the same outputs with two optimisations proposed for ``MetricTable.compute``
+         (benchmark-only prototype, see ``README.md``): chrF's statistics are the first 18
+         columns of chrF++'s (one reference, same character order), and chrF++ is extracted in a
+         second process while this one extracts BLEU, TER and the rest.
+
+Prints both times and their ratios (goal: ours ≤ 0.75 × sacrebleu) and checks that chrF++, BLEU
+and TER are identical to sacrebleu's to the 12 decimals it prints. Exit status 0 unless a score
+differs. Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_scoring.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+NTREX = REPO.parent / "shared" / "data" / "ntrex128"
+LANGS = [("spa", "es"), ("deu", "de"), ("fra", "fr"), ("por", "pt"), ("ita", "it")]
+N_RESAMPLES = 1000
+WIDTH = 12  # decimals sacrebleu prints; scores are compared at this precision
+SACRE_KEYS = {"chrF2++": "chrf_plus_plus", "BLEU": "bleu", "TER": "ter"}
+
+
+def read_lines(path: Path) -> list[str]:
+    lines = path.read_text(encoding="utf-8").split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def degrade(index: int, line: str) -> str:
+    """Four kinds of damage in rotation, so scores are realistic rather than 0 or 100."""
+    words = line.split()
+    kind = index % 4
+    if kind == 0:
+        words = [w for i, w in enumerate(words) if i % 3 != 2]
+    elif kind == 1 and len(words) > 1:
+        words[0], words[1] = words[1], words[0]
+    elif kind == 2:
+        words = words[:-1]
+    return " ".join(words)
+
+
+def prepare(tmp: Path) -> list[dict[str, Any]]:
+    src = NTREX / "newstest2019-src.eng.txt"
+    jobs = []
+    for iso3, code in LANGS:
+        ref = NTREX / f"newstest2019-ref.{iso3}.txt"
+        hyp = tmp / f"hyp.{iso3}"
+        hyp.write_text("\n".join(degrade(i, s) for i, s in enumerate(read_lines(ref))) + "\n", encoding="utf-8")
+        jobs.append({"lang": code, "src": str(src), "ref": str(ref), "hyp": str(hyp)})
+    return jobs
+
+
+def timed(cmd: list[str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"command failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    return elapsed, done.stdout
+
+
+def run_sacrebleu(job: dict[str, Any]) -> tuple[float, dict[str, float]]:
+    cmd = [sys.executable, "-m", "sacrebleu", job["ref"], "-i", job["hyp"], "-m", "bleu", "chrf", "ter",
+           "--chrf-word-order", "2", "--confidence", "--confidence-n", str(N_RESAMPLES),
+           "-w", str(WIDTH), "-f", "json"]  # fmt: skip
+    elapsed, out = timed(cmd)
+    return elapsed, {SACRE_KEYS[d["name"]]: float(d["score"]) for d in json.loads(out)}
+
+
+def run_ours(job: dict[str, Any], mode: str) -> tuple[float, dict[str, Any]]:
+    cmd = [sys.executable, __file__, "--worker", mode, job["src"], job["ref"], job["hyp"], job["lang"]]
+    elapsed, out = timed(cmd)
+    return elapsed, json.loads(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Worker: one language in a fresh process, timed from the parent (imports included).
+
+
+def worker(mode: str, src: str, ref: str, hyp: str, lang: str) -> None:
+    t0 = time.perf_counter()
+    import numpy as np
+
+    from mt_eval.comparison import composite_combine
+    from mt_eval.corpus import load_text_pair
+    from mt_eval.languages.card import language_card
+    from mt_eval.metrics.base import MetricContext
+    from mt_eval.metrics.registry import metrics_for
+    from mt_eval.scoring.scores import MetricTable
+    from mt_eval.stats import bootstrap_many
+
+    t_import = time.perf_counter()
+    dataset = load_text_pair(src, ref, "en", lang)
+    hyps = read_lines(Path(hyp))
+    target, source = language_card(lang), language_card("en")
+    ctx = MetricContext(dataset.entries, target, source)
+    errors = np.zeros(len(hyps), dtype=bool)
+    metrics = metrics_for(target)
+    t_load = time.perf_counter()
+    if mode == "current":
+        table = MetricTable.compute(metrics, hyps, ctx, errors)
+    else:
+        table = MetricTable({m.id: m for m in metrics}, proposed_statistics(metrics, hyps, ctx), errors,
+                            ctx.entries)  # fmt: skip
+    t_stats = time.perf_counter()
+    per_entry = {m: table.entry_values(m) for m in table.metrics}
+    values = table.values()
+    t_entry = time.perf_counter()
+    aggregates = {m: metric.aggregate for m, metric in table.metrics.items()}
+    cis = bootstrap_many(table.stats, aggregates, composite_combine(target.profile), n_resamples=N_RESAMPLES)
+    t_boot = time.perf_counter()
+    assert all(v is None or len(v) == len(hyps) for v in per_entry.values())
+    print(json.dumps({
+        "scores": values, "composite_ci": [cis["composite"].ci_lower, cis["composite"].ci_upper],
+        "phases": {"import": t_import - t0, "load": t_load - t_import, "statistics": t_stats - t_load,
+                   "entry_values": t_entry - t_stats, "bootstrap": t_boot - t_entry},
+    }))  # fmt: skip
+
+
+_SHARED: dict[str, Any] = {}
+
+
+def _extract(metric_id: str) -> Any:
+    """Runs in the forked helper: statistics of one metric over the inherited hypotheses."""
+    metric = _SHARED["metrics"][metric_id]
+    return metric.statistics(_SHARED["hyps"], _SHARED["ctx"])
+
+
+def proposed_statistics(metrics: list[Any], hyps: list[str], ctx: Any) -> dict[str, Any]:
+    """Prototype of the proposal: chrF++ in a second process; chrF sliced from chrF++."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    by_id = {m.id: m for m in metrics}
+    for m in metrics:
+        if hasattr(m, "bind"):
+            m.bind(ctx.target)  # aggregate() needs the sacrebleu object in this process too
+    _SHARED.update(metrics=by_id, hyps=hyps, ctx=ctx)
+    stats: dict[str, Any] = {}
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        chrfpp = pool.submit(_extract, "chrf_plus_plus")
+        for m in metrics:
+            if m.id not in ("chrf_plus_plus", "chrf"):
+                stats[m.id] = m.statistics(hyps, ctx)
+        stats["chrf_plus_plus"] = chrfpp.result()
+    # One reference, same character order and beta: chrF's statistics are chrF++'s character part.
+    chrf = by_id["chrf"].bind(ctx.target)
+    stats["chrf"] = stats["chrf_plus_plus"][:, : 3 * chrf.char_order]
+    return {m.id: stats[m.id] for m in metrics}
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    if not (NTREX / "newstest2019-src.eng.txt").is_file():
+        print(f"skipped: NTREX-128 not found at {NTREX}")
+        return 0
+    totals = {"sacrebleu": 0.0, "current": 0.0, "proposal": 0.0}
+    phases: dict[str, dict[str, float]] = {"current": {}, "proposal": {}}
+    mismatches: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = prepare(Path(tmp))
+        for job in jobs:
+            t_sacre, sacre = run_sacrebleu(job)
+            t_cur, cur = run_ours(job, "current")
+            t_prop, prop = run_ours(job, "proposal")
+            totals["sacrebleu"] += t_sacre
+            totals["current"] += t_cur
+            totals["proposal"] += t_prop
+            for name, got in (("current", cur), ("proposal", prop)):
+                for key, value in got["phases"].items():
+                    phases[name][key] = phases[name].get(key, 0.0) + value
+                for key, expected in sacre.items():
+                    if float(f"{got['scores'][key]:.{WIDTH}f}") != expected:
+                        mismatches.append(f"{job['lang']} {key} {name}: {got['scores'][key]!r} vs {expected!r}")
+            if prop["scores"] != cur["scores"]:
+                mismatches.append(f"{job['lang']}: proposal scores {prop['scores']} != current {cur['scores']}")
+            print(f"  {job['lang']}: sacrebleu {t_sacre:6.2f} s   mt-eval {t_cur:6.2f} s   proposal {t_prop:6.2f} s")
+    n = sum(len(read_lines(Path(j["ref"]))) for j in jobs)
+    sac = totals["sacrebleu"]
+    print(f"segments: {n} ({len(LANGS)} languages), {N_RESAMPLES} bootstrap resamples")
+    print(f"sacrebleu CLI (chrF++ BLEU TER --confidence):       {sac:7.2f} s")
+    print(f"mt-eval (MetricTable + entry values + bootstrap_many): {totals['current']:7.2f} s   "
+          f"ratio {totals['current'] / sac:.2f}x sacrebleu (goal <= 0.75x)")  # fmt: skip
+    print(f"mt-eval with proposed extraction (2 processes, chrF from chrF++): {totals['proposal']:7.2f} s   "
+          f"ratio {totals['proposal'] / sac:.2f}x sacrebleu")  # fmt: skip
+    for name, spent in phases.items():
+        print(f"phases ({name}, summed in-process): " + ", ".join(f"{k} {v:.2f} s" for k, v in spent.items()))
+    if mismatches:
+        print("corpus scores DIFFER from sacrebleu:\n  " + "\n  ".join(mismatches))
+        return 1
+    print(f"corpus scores identical to sacrebleu (chrF++, BLEU, TER to {WIDTH} decimals) in all {len(LANGS)} languages")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker(*sys.argv[2:7])
+        sys.exit(0)
+    sys.exit(main())

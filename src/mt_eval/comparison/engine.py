@@ -1,0 +1,254 @@
+"""Compare several runs with a baseline: CIs per system, paired tests per metric, Holm per metric.
+
+Everything is computed from per-entry sufficient statistics (``MetricTable``), which
+``table_from_card`` rebuilds from a card's ``results[]``, so a comparison needs nothing but the
+cards. One set of bootstrap resamples (``seed``) serves every system, every metric and the
+composite; the composite of each resample is ``mt_eval.scoring.composite`` itself, the function
+that produced the card's composite, so its interval and p-value belong to the reported number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from mt_eval.comparison.checks import UNDIRECTED, check_cards, resolve_metrics, system_names
+from mt_eval.comparison.model import COMPOSITE, Comparison, MetricSpec, PairedComparison, SystemScores
+from mt_eval.errors import UserError
+from mt_eval.scoring.composite import composite
+from mt_eval.scoring.profiles import PROFILES
+from mt_eval.scoring.scores import MetricTable
+from mt_eval.stats import (
+    DEFAULT_SEED,
+    Aggregate,
+    Combine,
+    PairedResult,
+    approximate_randomization_many,
+    bootstrap_many,
+    holm,
+    paired_bootstrap_many,
+    resample_counts,
+)
+
+Method = Literal["bootstrap", "approx-rand"]
+Correction = Literal["holm", "none"]
+
+
+def composite_combine(profile: str) -> Combine:
+    """The composite over resampled metric values: exactly ``composite(values, profile)``."""
+
+    def combine(values: dict[str, np.ndarray]) -> np.ndarray:
+        out = composite(values, profile)
+        if out is None:
+            raise ValueError(f"profile {profile} weights none of {sorted(values)}")
+        return np.asarray(out, dtype=np.float64)
+
+    return combine
+
+
+def compare(
+    cards: Sequence[Mapping[str, Any]],
+    *,
+    metrics: list[str] | None = None,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    seed: int = DEFAULT_SEED,
+    method: Method = "bootstrap",
+    correction: Correction = "holm",
+    n_trials: int = 10_000,
+    names: Sequence[str] | None = None,
+    sources: Sequence[str] | None = None,
+) -> Comparison:
+    """Compare run cards with the first one (the baseline) on the same entries.
+
+    ``metrics`` restricts the report (run-card keys such as ``chrf_plus_plus``, ``bleu``, ``ter``,
+    or ``composite``; default: every metric with a direction, plus the composite). ``method`` is
+    sacrebleu's paired bootstrap (``n_resamples``) or approximate randomisation (``n_trials``, with
+    ``n_resamples`` bootstrap resamples for the interval of the difference). ``correction="holm"``
+    adjusts p-values across the systems compared with the baseline, separately for each metric.
+    ``sources`` (e.g. file paths) name the cards in error messages; ``names`` overrides the system
+    names (default: method name and condition, or file stems when those collide).
+
+    Raises ``UserError`` when the cards are not comparable: different ``dataset.sha256``,
+    different entry ids, or different profiles.
+    """
+    _check_options(n_resamples, alpha, method, correction, n_trials)
+    dicts = [_as_dict(card) for card in cards]
+    srcs = list(sources) if sources is not None else [f"cards[{i}]" for i in range(len(dicts))]
+    labels = list(names) if names is not None else system_names(dicts, srcs)
+    if metrics and len(dicts) >= 2:
+        _precheck_metrics(metrics, dicts[0])
+    tables = tables_from_cards(dicts, sources=srcs)
+    ds = dicts[0]["dataset"]
+    dataset = {k: ds.get(k) for k in ("id", "sha256", "source_language", "target_language", "entry_count")}
+    return compare_tables(
+        tables, profile=str(dicts[0]["profile"]), names=labels, metrics=metrics, n_resamples=n_resamples,
+        alpha=alpha, seed=seed, method=method, correction=correction, n_trials=n_trials, sources=srcs,
+        run_ids=[str(c.get("run_id", "")) for c in dicts], dataset=dataset,
+    )  # fmt: skip
+
+
+def tables_from_cards(cards: Sequence[Mapping[str, Any]], *, sources: Sequence[str] | None = None) -> list[MetricTable]:
+    """Check that the cards are comparable, then rebuild each one's statistics in baseline entry order.
+
+    This is the slow part of a comparison (every metric's statistics are extracted again from
+    ``results[]``); ``compare_tables`` on the result takes well under a second.
+    """
+    dicts = [_as_dict(card) for card in cards]
+    srcs = list(sources) if sources is not None else [f"cards[{i}]" for i in range(len(dicts))]
+    if len(srcs) != len(dicts):
+        raise ValueError("sources must name every card")
+    base_ids = check_cards(dicts, srcs)
+    from mt_eval.runcard.rescore import table_from_card  # heavy (metrics, sacrebleu): import on use
+
+    return [_aligned(table_from_card(card), card, base_ids) for card in dicts]
+
+
+def compare_tables(
+    tables: Sequence[MetricTable],
+    *,
+    profile: str,
+    names: Sequence[str],
+    metrics: list[str] | None = None,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    seed: int = DEFAULT_SEED,
+    method: Method = "bootstrap",
+    correction: Correction = "holm",
+    n_trials: int = 10_000,
+    sources: Sequence[str] | None = None,
+    run_ids: Sequence[str] | None = None,
+    dataset: Mapping[str, Any] | None = None,
+) -> Comparison:
+    """The comparison itself, from metric tables whose rows are already the same entries in order.
+
+    Separate from :func:`compare` so that callers holding statistics (a run in memory, the
+    benchmarks) skip rebuilding them from cards.
+    """
+    _check_options(n_resamples, alpha, method, correction, n_trials)
+    if len(tables) < 2 or len(names) != len(tables):
+        raise ValueError("need at least two tables and one name per table")
+    if profile not in PROFILES:
+        raise UserError(f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    available = [m for m in tables[0].metrics if all(m in t.stats for t in tables[1:])]
+    weighted = [m for m in available if m in PROFILES[profile]]
+    chosen = resolve_metrics(metrics, available, composite_ok=bool(weighted))
+    want_composite = COMPOSITE in chosen
+    computed = [m for m in chosen if m != COMPOSITE]
+    computed += [m for m in weighted if want_composite and m not in computed]
+    aggregates: dict[str, Aggregate] = {m: tables[0].metrics[m].aggregate for m in computed}
+    combine = composite_combine(profile) if want_composite else None
+    stats = [{m: t.stats[m] for m in computed} for t in tables]
+    n = _entry_count(stats)
+    counts = resample_counts(n, n_resamples, seed)
+
+    systems = []
+    for i, (table_stats, name) in enumerate(zip(stats, names, strict=True)):
+        cis = bootstrap_many(table_stats, aggregates, combine, alpha=alpha, seed=seed, counts=counts)
+        systems.append(SystemScores(
+            name=name, source=sources[i] if sources else name, run_id=run_ids[i] if run_ids else "",
+            scores={m: cis[m] for m in chosen},
+        ))  # fmt: skip
+
+    raw: list[dict[str, PairedResult]] = []
+    for cand in stats[1:]:
+        if method == "bootstrap":
+            raw.append(paired_bootstrap_many(stats[0], cand, aggregates, combine, alpha=alpha, seed=seed,
+                                             counts=counts))  # fmt: skip
+        else:
+            raw.append(approximate_randomization_many(stats[0], cand, aggregates, combine, n_trials=n_trials,
+                                                      alpha=alpha, seed=seed, n_ci_resamples=n_resamples))  # fmt: skip
+
+    specs = tuple(_spec(m, tables[0]) for m in chosen)
+    paired = _corrected(raw, specs, names, alpha, correction)
+    return Comparison(
+        baseline=names[0], systems=tuple(systems), metrics=specs, paired=tuple(paired), method=method,
+        correction=correction, n_resamples=n_resamples, n_trials=n_trials if method == "approx-rand" else 0,
+        alpha=alpha, seed=seed, profile=profile, dataset=dict(dataset or {}),
+    )  # fmt: skip
+
+
+def _corrected(
+    raw: list[dict[str, PairedResult]], specs: Sequence[MetricSpec], names: Sequence[str], alpha: float,
+    correction: str,
+) -> list[PairedComparison]:
+    """Holm across the candidate systems, one family per metric (the systems' tests on one metric
+    answer one question: "which of these beat the baseline on it?")."""
+    out: list[PairedComparison] = []
+    for spec in specs:
+        results = [r[spec.id] for r in raw]
+        ps = [r.p_value for r in results]
+        adjusted = list(ps)  # an undefined (NaN) p-value stays NaN and is never significant
+        finite = [i for i, p in enumerate(ps) if not np.isnan(p)]
+        if correction == "holm" and finite:
+            for i, (p_adj, _) in zip(finite, holm([ps[i] for i in finite], alpha), strict=True):
+                adjusted[i] = p_adj
+        for result, name, p_adj in zip(results, names[1:], adjusted, strict=True):
+            # Strictly below alpha, as §8.2 states it for the uncorrected test.
+            out.append(PairedComparison.from_result(
+                result, system=name, baseline=names[0], p_adjusted=p_adj, reject=bool(p_adj < alpha),
+                correction=correction, higher_is_better=spec.higher_is_better,
+            ))  # fmt: skip
+    return out
+
+
+def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any]) -> None:
+    """Reject an unknown ``--metric`` before the (slow) rescoring rather than after it."""
+    target = (card.get("dataset") or {}).get("target_language")
+    if not metrics or not target:
+        return
+    from mt_eval.languages.card import language_card
+    from mt_eval.metrics.registry import metrics_for
+
+    available = [m.id for m in metrics_for(language_card(str(target)))]
+    weighted = any(m in PROFILES.get(str(card.get("profile")), {}) for m in available)
+    resolve_metrics(metrics, available, composite_ok=weighted)
+
+
+def _spec(metric_id: str, table: MetricTable) -> MetricSpec:
+    if metric_id == COMPOSITE:
+        return MetricSpec(COMPOSITE, True, 1.0)
+    metric = table.metrics[metric_id]
+    direction = None if metric_id in UNDIRECTED else bool(metric.higher_is_better)
+    return MetricSpec(metric_id, direction, float(metric.scale))
+
+
+def _aligned(table: MetricTable, card: Mapping[str, Any], base_ids: list[int]) -> MetricTable:
+    """The table's rows put in the baseline's entry order (a no-op when the order already agrees)."""
+    ids = [r["entry_id"] for r in card["results"]]
+    if ids == base_ids:
+        return table
+    where = {entry_id: row for row, entry_id in enumerate(ids)}
+    order = np.asarray([where[i] for i in base_ids])
+    return MetricTable(
+        table.metrics, {m: s[order] for m, s in table.stats.items()}, table.errors[order],
+        [table.entries[i] for i in order],
+    )
+
+
+def _entry_count(stats: list[dict[str, np.ndarray]]) -> int:
+    lengths = {s.shape[0] for table in stats for s in table.values()}
+    if len(lengths) != 1:
+        raise ValueError(f"tables disagree on the number of entries: {sorted(lengths)}")
+    return lengths.pop()
+
+
+def _as_dict(card: Any) -> dict[str, Any]:
+    if hasattr(card, "model_dump"):  # a RunCard model
+        return dict(card.model_dump(mode="json"))
+    if not isinstance(card, Mapping):
+        raise UserError(f"a run card is a JSON object, got {type(card).__name__}")
+    return dict(card)
+
+
+def _check_options(n_resamples: int, alpha: float, method: str, correction: str, n_trials: int) -> None:
+    if method not in ("bootstrap", "approx-rand"):
+        raise UserError(f"unknown test method '{method}' (use 'bootstrap' or 'approx-rand')")
+    if correction not in ("holm", "none"):
+        raise UserError(f"unknown correction '{correction}' (use 'holm' or 'none')")
+    if not 0 < alpha < 1:
+        raise UserError(f"--alpha must lie strictly between 0 and 1, got {alpha}")
+    if n_resamples < 1 or n_trials < 1:
+        raise UserError(f"need at least one resample and trial, got {n_resamples} and {n_trials}")
