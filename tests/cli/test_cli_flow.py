@@ -62,7 +62,8 @@ def test_selection_is_recorded_and_applied(pair):
 
 
 def test_verify_and_show(pair):
-    code, card, _ = _score(pair)
+    code, card, output = _score(pair)
+    assert code == 0, output
     path = pair["dir"] / "card0.json"
     ok = runner.invoke(app, ["verify", str(path)])
     assert ok.exit_code == 0 and "OK" in ok.output
