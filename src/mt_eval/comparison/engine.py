@@ -9,7 +9,7 @@ that produced the card's composite, so its interval and p-value belong to the re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -36,11 +36,15 @@ Method = Literal["bootstrap", "approx-rand"]
 Correction = Literal["holm", "none"]
 
 
-def composite_combine(profile: str) -> Combine:
-    """The composite over resampled metric values: exactly ``composite(values, profile)``."""
+def composite_combine(profile: str, only: Collection[str] | None = None) -> Combine:
+    """The composite over resampled metric values: exactly ``composite(values, profile)``.
+
+    ``only`` limits the metrics it may use (those with a value for every system), as the card's
+    composite leaves out a metric without a value.
+    """
 
     def combine(values: dict[str, np.ndarray]) -> np.ndarray:
-        out = composite(values, profile)
+        out = composite(values if only is None else {m: v for m, v in values.items() if m in only}, profile)
         if out is None:
             raise ValueError(f"profile {profile} weights none of {sorted(values)}")
         return np.asarray(out, dtype=np.float64)
@@ -133,13 +137,16 @@ def compare_tables(
     if profile not in PROFILES:
         raise UserError(f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
     available = [m for m in tables[0].metrics if all(m in t.stats for t in tables[1:])]
-    weighted = [m for m in available if m in PROFILES[profile]]
+    # As on the card, the composite leaves out a weighted metric with no value (e.g. a rate whose
+    # denominator is zero); here it must be defined for every system, so that one function scores all.
+    values = [t.values() for t in tables]
+    weighted = [m for m in available if m in PROFILES[profile] and all(v.get(m) is not None for v in values)]
     chosen = resolve_metrics(metrics, available, composite_ok=bool(weighted))
     want_composite = COMPOSITE in chosen
     computed = [m for m in chosen if m != COMPOSITE]
     computed += [m for m in weighted if want_composite and m not in computed]
     aggregates: dict[str, Aggregate] = {m: tables[0].metrics[m].aggregate for m in computed}
-    combine = composite_combine(profile) if want_composite else None
+    combine = composite_combine(profile, weighted) if want_composite else None
     stats = [{m: t.stats[m] for m in computed} for t in tables]
     n = _entry_count(stats)
     counts = resample_counts(n, n_resamples, seed)
