@@ -87,3 +87,16 @@ def test_bleu_signature_names_the_language_tokenizer():
     assert "tok:zh" in Bleu().signature(language_card("zh-CN"))
     assert "tok:char" in Bleu().signature(language_card("th"))
     assert "tok:13a" in Bleu().signature(language_card("xh"))
+
+
+def test_chrf_derived_from_chrf_plus_plus_equals_its_own_statistics(ntrex_dir):
+    """The table reuses chrF++'s character block for chrF; it must equal chrF's own extraction."""
+    from mt_eval.metrics.registry import metrics_for
+    from mt_eval.scoring.scores import MetricTable
+
+    refs = (ntrex_dir / "newstest2019-ref.fin.txt").read_text(encoding="utf-8").splitlines()[:80]
+    hyps = [degrade(r, 3) for r in refs]
+    ctx = _ctx(refs, "fi")
+    table = MetricTable.compute(metrics_for(ctx.target), hyps, ctx, np.zeros(len(refs), dtype=bool))
+    np.testing.assert_array_equal(table.stats["chrf"], ChrF().statistics(hyps, ctx))
+    assert table.values()["chrf"] == sacrebleu.corpus_chrf(hyps, [refs]).score

@@ -72,10 +72,9 @@ class SacreMetric(ABC):
         return np.array([self.exact(row) for row in stats])
 
 
-class ChrF(SacreMetric):
-    """chrF (word order 0, the WMT convention): reported, not in the composite."""
+class ChrFBase(SacreMetric):
+    """sacrebleu's CHRF at a given word order; statistics are (hyp, ref, match) per n-gram order."""
 
-    id = "chrf"
     word_order = 0
 
     def _scorer(self, target: LanguageCard) -> Any:
@@ -106,7 +105,21 @@ class ChrF(SacreMetric):
         return np.where(avg_prec + avg_rec > 0, 100 * score, 0.0)
 
 
-class ChrFPlusPlus(ChrF):
+class ChrF(ChrFBase):
+    """chrF (word order 0, the WMT convention): reported, not in the composite."""
+
+    id = "chrf"
+
+    def derive(self, computed: dict[str, np.ndarray], ctx: MetricContext) -> np.ndarray | None:
+        """chrF's statistics are the character block of chrF++'s (single reference): reuse them."""
+        plus = computed.get("chrf_plus_plus")
+        if plus is None:
+            return None
+        metric = self.bind(ctx.target)
+        return plus[:, : 3 * metric.char_order]
+
+
+class ChrFPlusPlus(ChrFBase):
     """chrF++ (character 6-grams plus word bigrams): the primary surface metric (§2.1)."""
 
     id = "chrf_plus_plus"
