@@ -18,6 +18,7 @@ from mt_eval.metrics.base import Level, MetricContext, Status
 
 class RateMetric(ABC):
     id = ""
+    cost = 0.05  # relative extraction cost (see scoring.extraction): string comparisons are cheap
     scale = 1.0
     higher_is_better = True
     level = Level.BOTH

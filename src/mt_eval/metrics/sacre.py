@@ -123,6 +123,7 @@ class ChrFPlusPlus(ChrFBase):
     """chrF++ (character 6-grams plus word bigrams): the primary surface metric (§2.1)."""
 
     id = "chrf_plus_plus"
+    cost = 3.0  # relative extraction time on NTREX (chrF++ 1.5 s, TER 1.1 s, BLEU 0.7 s per 2k lines)
     word_order = 2
 
 
@@ -131,6 +132,7 @@ class Bleu(SacreMetric):
 
     id = "bleu"
     level = Level.CORPUS
+    cost = 1.5
 
     def _scorer(self, target: LanguageCard) -> Any:
         return BLEU(tokenize=target.bleu_tokenizer)
@@ -169,6 +171,7 @@ class Ter(SacreMetric):
 
     id = "ter"
     higher_is_better = False
+    cost = 2.2
 
     def _scorer(self, target: LanguageCard) -> Any:
         return TER()

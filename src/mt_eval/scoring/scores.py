@@ -45,11 +45,9 @@ class MetricTable:
     def compute(
         cls, metrics: Sequence[Metric], hypotheses: Sequence[str], ctx: MetricContext, errors: np.ndarray
     ) -> MetricTable:
-        stats: dict[str, np.ndarray] = {}
-        # metrics that can reuse another's statistics (chrF from chrF++) go last and derive them
-        for m in sorted(metrics, key=lambda m: hasattr(m, "derive")):
-            derived = m.derive(stats, ctx) if hasattr(m, "derive") else None
-            stats[m.id] = derived if derived is not None else m.statistics(hypotheses, ctx)
+        from mt_eval.scoring.extraction import extract_statistics
+
+        stats = extract_statistics(metrics, hypotheses, ctx)
         return cls({m.id: m for m in metrics}, stats, errors, ctx.entries)
 
     def values(self, rows: np.ndarray | None = None) -> dict[str, float | None]:

@@ -1,0 +1,37 @@
+"""Parallel statistics extraction gives exactly the serial statistics, in the metrics' order."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mt_eval.corpus.models import Entry
+from mt_eval.languages import language_card
+from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.registry import metrics_for
+from mt_eval.scoring.extraction import _bins, extract_statistics
+
+
+def test_parallel_equals_serial(ntrex_dir):
+    refs = (ntrex_dir / "newstest2019-ref.cat.txt").read_text(encoding="utf-8").splitlines()[:300]
+    hyps = [" ".join(w for i, w in enumerate(r.split()) if i % 3) for r in refs]
+    ctx = MetricContext([Entry(id=i + 1, source="-", reference=r) for i, r in enumerate(refs)],
+                        language_card("ca"), language_card("en"))
+    serial = extract_statistics(metrics_for(ctx.target), hyps, ctx, parallel=False)
+    metrics = metrics_for(ctx.target)
+    parallel = extract_statistics(metrics, hyps, ctx, parallel=True)
+    assert list(parallel) == [m.id for m in metrics]
+    for metric_id, stats in serial.items():
+        np.testing.assert_array_equal(parallel[metric_id], stats)
+    # the parent can aggregate what the worker extracted
+    for m in metrics:
+        assert np.isfinite(float(m.aggregate(parallel[m.id].sum(axis=0))))
+
+
+def test_bins_balance_declared_costs():
+    metrics = [m for m in metrics_for(language_card("es")) if not hasattr(m, "derive")]
+    here, there = _bins(metrics)
+    assert here and there
+    ids = {m.id for m in there} | {m.id for m in here}
+    assert ids == {m.id for m in metrics}
+    # the two heaviest extractions run on different cores
+    assert ({"chrf_plus_plus", "ter"} & {m.id for m in here}) and ({"chrf_plus_plus", "ter"} & {m.id for m in there})
