@@ -82,9 +82,8 @@ def compare(
     dicts = [_as_dict(card) for card in cards]
     srcs = list(sources) if sources is not None else [f"cards[{i}]" for i in range(len(dicts))]
     labels = list(names) if names is not None else system_names(dicts, srcs)
-    if metrics and len(dicts) >= 2:
-        _precheck_metrics(metrics, dicts[0])
-    tables = tables_from_cards(dicts, sources=srcs)
+    only = _precheck_metrics(metrics, dicts[0]) if metrics and len(dicts) >= 2 else None
+    tables = tables_from_cards(dicts, sources=srcs, only=only)
     ds = dicts[0]["dataset"]
     dataset = {k: ds.get(k) for k in ("id", "sha256", "source_language", "target_language", "entry_count")}
     return compare_tables(
@@ -94,7 +93,9 @@ def compare(
     )  # fmt: skip
 
 
-def tables_from_cards(cards: Sequence[Mapping[str, Any]], *, sources: Sequence[str] | None = None) -> list[MetricTable]:
+def tables_from_cards(
+    cards: Sequence[Mapping[str, Any]], *, sources: Sequence[str] | None = None, only: list[str] | None = None
+) -> list[MetricTable]:
     """Check that the cards are comparable, then rebuild each one's statistics in baseline entry order.
 
     This is the slow part of a comparison (every metric's statistics are extracted again from
@@ -107,7 +108,7 @@ def tables_from_cards(cards: Sequence[Mapping[str, Any]], *, sources: Sequence[s
     base_ids = check_cards(dicts, srcs)
     from mt_eval.runcard.rescore import table_from_card  # heavy (metrics, sacrebleu): import on use
 
-    return [_aligned(table_from_card(card), card, base_ids) for card in dicts]
+    return [_aligned(table_from_card(card, only=only), card, base_ids) for card in dicts]
 
 
 def compare_tables(
@@ -201,17 +202,23 @@ def _corrected(
     return out
 
 
-def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any]) -> None:
-    """Reject an unknown ``--metric`` before the (slow) rescoring rather than after it."""
+def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any]) -> list[str] | None:
+    """Reject an unknown ``--metric`` before the (slow) rescoring rather than after it, and say
+    which metrics must be rebuilt: the requested ones, plus the weighted ones for the composite."""
     target = (card.get("dataset") or {}).get("target_language")
     if not metrics or not target:
-        return
+        return None
     from mt_eval.languages.card import language_card
     from mt_eval.metrics.registry import metrics_for
 
     available = [m.id for m in metrics_for(language_card(str(target)))]
-    weighted = any(m in PROFILES.get(str(card.get("profile")), {}) for m in available)
-    resolve_metrics(metrics, available, composite_ok=weighted)
+    weights = PROFILES.get(str(card.get("profile")), {})
+    weighted = any(m in weights for m in available)
+    chosen = resolve_metrics(metrics, available, composite_ok=weighted)
+    needed = {m for m in chosen if m in available}
+    if COMPOSITE in chosen:
+        needed |= {m for m in available if m in weights}
+    return [m for m in available if m in needed]
 
 
 def _spec(metric_id: str, table: MetricTable) -> MetricSpec:

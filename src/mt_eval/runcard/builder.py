@@ -59,13 +59,17 @@ def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
 
 
 def score_translations(
-    dataset: Dataset, translations: Sequence[Translation], target: LanguageCard, source: LanguageCard
+    dataset: Dataset,
+    translations: Sequence[Translation],
+    target: LanguageCard,
+    source: LanguageCard,
+    only: list[str] | None = None,
 ) -> tuple[MetricTable, list[str]]:
     """Errors are scored as empty output (DESIGN decision 1)."""
     hypotheses = ["" if t.error else t.text for t in translations]
     errors = np.asarray([t.error is not None for t in translations], dtype=bool)
     ctx = MetricContext(entries=dataset.entries, target=target, source=source)
-    table = MetricTable.compute(metrics_for(target), hypotheses, ctx, errors)
+    table = MetricTable.compute(metrics_for(target, only), hypotheses, ctx, errors)
     return table, hypotheses
 
 

@@ -6,6 +6,7 @@ tests without needing the original corpus or output files.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
@@ -15,7 +16,7 @@ from mt_eval.runcard.builder import score_translations
 from mt_eval.scoring.scores import MetricTable
 
 
-def dataset_from_card(card: dict[str, Any]) -> Dataset:
+def dataset_from_card(card: Mapping[str, Any]) -> Dataset:
     ds = card["dataset"]
     entries = [
         Entry(
@@ -29,12 +30,12 @@ def dataset_from_card(card: dict[str, Any]) -> Dataset:
     return Dataset(info=info, entries=entries, sha256=ds["sha256"])
 
 
-def table_from_card(card: dict[str, Any]) -> MetricTable:
-    """The same statistics the run computed, from the card's per-entry results."""
+def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -> MetricTable:
+    """The same statistics the run computed, from the card's per-entry results (``only``: a subset)."""
     dataset = dataset_from_card(card)
     translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
     ds = card["dataset"]
     table, _ = score_translations(
-        dataset, translations, language_card(ds["target_language"]), language_card(ds["source_language"])
+        dataset, translations, language_card(ds["target_language"]), language_card(ds["source_language"]), only=only
     )
     return table
