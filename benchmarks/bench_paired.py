@@ -17,9 +17,8 @@ Timed, with the peer measured in the same run:
 * end to end  ``compare([card_a, card_b])`` as the CLI runs it: reading both cards, rebuilding
               every metric's statistics from ``results[]`` (``tables_from_cards``) and the
               comparison; measured in this process once (imports, about 0.6 s, excluded);
-* like for like  end to end restricted to chrF, as the peer is: a benchmark-only prototype of the
-              proposed ``table_from_card(card, only=[...])`` (rebuild only the metrics compared),
-              then ``compare_tables`` on chrF.
+* like for like  end to end restricted to chrF, as the peer is: ``compare(cards,
+              metrics=["chrf"])``, which rebuilds only the metrics compared.
 
 Each figure is printed with its ratio to the peer; chrF's p-value is checked against sacrebleu's.
 Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_paired.py``.
@@ -134,30 +133,13 @@ def ours(paths: dict[str, Path]) -> tuple[float, float, dict[str, float], Any]:
 
 
 def chrf_only(paths: dict[str, Path]) -> tuple[float, float]:
-    """Prototype of ``table_from_card(card, only=["chrf"])``: (seconds, chrF p-value)."""
-    import numpy as np
-
+    """``mt-eval compare A B --metric chrf`` as a function: only chrF is rebuilt. (seconds, p)."""
     from mt_eval.api import load_card
-    from mt_eval.comparison import compare_tables
-    from mt_eval.languages.card import language_card
-    from mt_eval.metrics.base import MetricContext
-    from mt_eval.metrics.registry import metrics_for
-    from mt_eval.runcard.rescore import dataset_from_card
-    from mt_eval.scoring.scores import MetricTable
+    from mt_eval.comparison import compare
 
     start = time.perf_counter()
     cards = [load_card(paths["card_a"]), load_card(paths["card_b"])]
-    tables = []
-    for card in cards:
-        dataset = dataset_from_card(card)
-        hyps = ["" if r.get("error") else r["predicted"] for r in card["results"]]
-        ds = card["dataset"]
-        target, source = language_card(ds["target_language"]), language_card(ds["source_language"])
-        ctx = MetricContext(dataset.entries, target, source)
-        errors = np.asarray([r.get("error") is not None for r in card["results"]])
-        tables.append(MetricTable.compute(metrics_for(target, only=["chrf"]), hyps, ctx, errors))
-    result = compare_tables(tables, profile=cards[0]["profile"], names=["a", "b"], metrics=["chrf"],
-                            n_resamples=N_RESAMPLES)  # fmt: skip
+    result = compare(cards, metrics=["chrf"], n_resamples=N_RESAMPLES, names=["a", "b"])
     return time.perf_counter() - start, result.result("b", "chrf").p_value
 
 
@@ -181,7 +163,7 @@ def main() -> int:
     print(f"mt-eval end to end from cards (rebuilding every metric's statistics + comparison): {t_e2e:7.3f} s   "
           f"ratio {t_e2e / t_peer:.2f}x sacrebleu")  # fmt: skip
     print("end-to-end phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in phases.items()))
-    print(f"mt-eval end to end, chrF only (prototype of table_from_card(only=...)): {t_like:7.3f} s   "
+    print(f"mt-eval end to end, chrF only (compare --metric chrf): {t_like:7.3f} s   "
           f"ratio {t_like / t_peer:.2f}x sacrebleu")  # fmt: skip
     delta = result.result("b", "chrf").delta
     print(f"chrF p-value: mt-eval {p_ours:.4f}, sacrebleu {p_peer:.4f} (chrF delta {delta:+.4f})")

@@ -10,11 +10,8 @@ that load on a shared machine hits both sides alike:
 * ours   the mt-eval path a run takes: ``MetricTable.compute`` over every registered metric
          (exact match, chrF++, chrF, BLEU, TER, length ratio), per-entry values of each, and
          ``bootstrap_many`` CIs for every metric plus the composite (1000 resamples). This is
-         *more* work than the peer: chrF, exact match and length ratio come on top;
-* proposal  the same outputs with two optimisations proposed for ``MetricTable.compute``
-         (benchmark-only prototype, see ``README.md``): chrF's statistics are the first 18
-         columns of chrF++'s (one reference, same character order), and chrF++ is extracted in a
-         second process while this one extracts BLEU, TER and the rest.
+         *more* work than the peer: chrF, exact match and length ratio come on top (chrF reuses
+         chrF++'s character statistics; extraction runs on both cores, ``scoring/extraction.py``).
 
 Prints both times and their ratios (goal: ours ≤ 0.75 × sacrebleu) and checks that chrF++, BLEU
 and TER are identical to sacrebleu's to the 12 decimals it prints. Exit status 0 unless a score
@@ -115,11 +112,7 @@ def worker(mode: str, src: str, ref: str, hyp: str, lang: str) -> None:
     errors = np.zeros(len(hyps), dtype=bool)
     metrics = metrics_for(target)
     t_load = time.perf_counter()
-    if mode == "current":
-        table = MetricTable.compute(metrics, hyps, ctx, errors)
-    else:
-        table = MetricTable({m.id: m for m in metrics}, proposed_statistics(metrics, hyps, ctx), errors,
-                            ctx.entries)  # fmt: skip
+    table = MetricTable.compute(metrics, hyps, ctx, errors)
     t_stats = time.perf_counter()
     per_entry = {m: table.entry_values(m) for m in table.metrics}
     values = table.values()
@@ -135,74 +128,33 @@ def worker(mode: str, src: str, ref: str, hyp: str, lang: str) -> None:
     }))  # fmt: skip
 
 
-_SHARED: dict[str, Any] = {}
-
-
-def _extract(metric_id: str) -> Any:
-    """Runs in the forked helper: statistics of one metric over the inherited hypotheses."""
-    metric = _SHARED["metrics"][metric_id]
-    return metric.statistics(_SHARED["hyps"], _SHARED["ctx"])
-
-
-def proposed_statistics(metrics: list[Any], hyps: list[str], ctx: Any) -> dict[str, Any]:
-    """Prototype of the proposal: chrF++ in a second process; chrF sliced from chrF++."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    by_id = {m.id: m for m in metrics}
-    for m in metrics:
-        if hasattr(m, "bind"):
-            m.bind(ctx.target)  # aggregate() needs the sacrebleu object in this process too
-    _SHARED.update(metrics=by_id, hyps=hyps, ctx=ctx)
-    stats: dict[str, Any] = {}
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-        chrfpp = pool.submit(_extract, "chrf_plus_plus")
-        for m in metrics:
-            if m.id not in ("chrf_plus_plus", "chrf"):
-                stats[m.id] = m.statistics(hyps, ctx)
-        stats["chrf_plus_plus"] = chrfpp.result()
-    # One reference, same character order and beta: chrF's statistics are chrF++'s character part.
-    chrf = by_id["chrf"].bind(ctx.target)
-    stats["chrf"] = stats["chrf_plus_plus"][:, : 3 * chrf.char_order]
-    return {m.id: stats[m.id] for m in metrics}
-
-
-# --------------------------------------------------------------------------------------------
-
-
 def main() -> int:
     if not (NTREX / "newstest2019-src.eng.txt").is_file():
         print(f"skipped: NTREX-128 not found at {NTREX}")
         return 0
-    totals = {"sacrebleu": 0.0, "current": 0.0, "proposal": 0.0}
-    phases: dict[str, dict[str, float]] = {"current": {}, "proposal": {}}
+    totals = {"sacrebleu": 0.0, "current": 0.0}
+    phases: dict[str, dict[str, float]] = {"current": {}}
     mismatches: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         jobs = prepare(Path(tmp))
         for job in jobs:
             t_sacre, sacre = run_sacrebleu(job)
             t_cur, cur = run_ours(job, "current")
-            t_prop, prop = run_ours(job, "proposal")
             totals["sacrebleu"] += t_sacre
             totals["current"] += t_cur
-            totals["proposal"] += t_prop
-            for name, got in (("current", cur), ("proposal", prop)):
+            for name, got in (("current", cur),):
                 for key, value in got["phases"].items():
                     phases[name][key] = phases[name].get(key, 0.0) + value
                 for key, expected in sacre.items():
                     if float(f"{got['scores'][key]:.{WIDTH}f}") != expected:
                         mismatches.append(f"{job['lang']} {key} {name}: {got['scores'][key]!r} vs {expected!r}")
-            if prop["scores"] != cur["scores"]:
-                mismatches.append(f"{job['lang']}: proposal scores {prop['scores']} != current {cur['scores']}")
-            print(f"  {job['lang']}: sacrebleu {t_sacre:6.2f} s   mt-eval {t_cur:6.2f} s   proposal {t_prop:6.2f} s")
+            print(f"  {job['lang']}: sacrebleu {t_sacre:6.2f} s   mt-eval {t_cur:6.2f} s")
     n = sum(len(read_lines(Path(j["ref"]))) for j in jobs)
     sac = totals["sacrebleu"]
     print(f"segments: {n} ({len(LANGS)} languages), {N_RESAMPLES} bootstrap resamples")
     print(f"sacrebleu CLI (chrF++ BLEU TER --confidence):       {sac:7.2f} s")
     print(f"mt-eval (MetricTable + entry values + bootstrap_many): {totals['current']:7.2f} s   "
           f"ratio {totals['current'] / sac:.2f}x sacrebleu (goal <= 0.75x)")  # fmt: skip
-    print(f"mt-eval with proposed extraction (2 processes, chrF from chrF++): {totals['proposal']:7.2f} s   "
-          f"ratio {totals['proposal'] / sac:.2f}x sacrebleu")  # fmt: skip
     for name, spent in phases.items():
         print(f"phases ({name}, summed in-process): " + ", ".join(f"{k} {v:.2f} s" for k, v in spent.items()))
     if mismatches:
