@@ -24,6 +24,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog of 5 drops bursts of concurrent connects
+
+
 @dataclass
 class Fault:
     """One injected misbehaviour; ``status`` None with ``delay`` means a slow but normal reply."""
@@ -54,6 +58,10 @@ class FakeOpenAI:
     base_delay: float = 0.0  # every reply waits this long (to observe concurrency)
     requests: list[Recorded] = field(default_factory=list)
     max_in_flight: int = 0
+    # called with the request's ordinal (1-based) when no queued fault is pending: a fault plan
+    # such as "every fifth request fails" without queueing thousands of faults up front
+    fault_for: Callable[[int], Fault | None] | None = None
+    report_cost: bool = True  # False: usage without "cost", as OpenAI and local servers answer
 
     def __post_init__(self) -> None:
         self._faults: deque[Fault] = deque()
@@ -75,7 +83,7 @@ class FakeOpenAI:
 
     def __enter__(self) -> FakeOpenAI:
         handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
         self._thread.start()
@@ -89,7 +97,10 @@ class FakeOpenAI:
     # --- called from handler threads -------------------------------------------------------------
     def _next_fault(self) -> Fault | None:
         with self._lock:
-            return self._faults.popleft() if self._faults else None
+            if self._faults:
+                return self._faults.popleft()
+            ordinal = len(self.requests)
+        return self.fault_for(ordinal) if self.fault_for else None
 
     def _enter(self, rec: Recorded) -> None:
         with self._lock:
@@ -126,10 +137,10 @@ def judge_reply(prompt: str) -> str:
     return "```json\n" + json.dumps({"score": score, "explanation": why}) + "\n```"
 
 
-def _usage(body: dict[str, Any], content: str) -> dict[str, Any]:
+def _usage(body: dict[str, Any], content: str, report_cost: bool = True) -> dict[str, Any]:
     prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
     completion = len(content.split())
-    return {
+    usage: dict[str, Any] = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion,
         "total_tokens": prompt_tokens + completion,
@@ -137,11 +148,15 @@ def _usage(body: dict[str, Any], content: str) -> dict[str, Any]:
         "prompt_tokens_details": {"cached_tokens": 2},
         "cost": round(1e-6 * (prompt_tokens + completion), 9),
     }
+    if not report_cost:
+        del usage["cost"]
+    return usage
 
 
 def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body are two writes: avoid the 40 ms delayed-ACK stall
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
             return
@@ -154,7 +169,10 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
+                self.close_connection = True
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
@@ -196,7 +214,7 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 "model": f"{body.get('model')}@fake",
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": content}}],
-                "usage": _usage(body, content),
+                "usage": _usage(body, content, server.report_cost),
             })  # fmt: skip
 
     return Handler

@@ -9,23 +9,27 @@ unknown scheme lists whatever is registered, so it never goes stale.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, cast
 
 from mt_eval.corpus.models import Dataset
 from mt_eval.errors import MethodError
 from mt_eval.methods.base import Method
 
 Factory = Callable[[str, Dataset], Method]
+# LLM schemes also take the CLI's model/provider/engine options (``llm_options``)
+OptionsFactory = Callable[[str, Dataset, Mapping[str, Any]], Method]
 
 
 @dataclass(frozen=True)
 class Scheme:
     """A method family: how to build it and how its spec is written (for error messages)."""
 
-    factory: Factory
+    factory: Factory | OptionsFactory
     usage: str
     needs_argument: bool = True
+    takes_options: bool = False
 
 
 def _predictions(argument: str, dataset: Dataset) -> Method:
@@ -40,9 +44,49 @@ def _apertium(argument: str, dataset: Dataset) -> Method:
     return ApertiumMethod(argument)
 
 
+def _llm_method(argument: str, dataset: Dataset, options: Mapping[str, Any], *, coached: bool) -> Any:
+    from mt_eval.languages.card import language_card
+    from mt_eval.methods.llm import LLMMethod, LLMSettings
+
+    opts = dict(options)
+    if argument and not opts.get("model"):
+        opts["model"] = argument  # llm:MODEL is shorthand for --method llm --model MODEL
+    if not opts.get("model"):
+        raise MethodError("LLM method needs an argument or --model",
+                          hint="usage: --method llm --model MODEL (or llm:MODEL), e.g. --model openai/gpt-4o-mini")
+    known = set(LLMSettings.__dataclass_fields__)
+    settings = LLMSettings(**{k: v for k, v in opts.items() if k in known})
+    src, tgt = language_card(dataset.info.source_language), language_card(dataset.info.target_language)
+    return LLMMethod(settings, source_language=src.code, target_language=tgt.code, source_name=src.name,
+                     target_name=tgt.name, coached=coached)
+
+
+def _llm(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Method:
+    return cast(Method, _llm_method(argument, dataset, options, coached=False))
+
+
+def _coached(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Method:
+    return cast(Method, _llm_method(argument, dataset, options, coached=True))
+
+
+def _pipeline(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Method:
+    from mt_eval.methods.pipeline import ValidateRetryMethod, load_validator
+
+    if argument != "validate-retry":
+        raise MethodError(f"unknown pipeline '{argument}'", hint="supported: pipeline:validate-retry")
+    if not options.get("validator"):
+        raise MethodError("pipeline:validate-retry needs --validator", hint="e.g. --validator wordlist:FILE")
+    translator = _llm_method("", dataset, options, coached=bool(options.get("coaching_file")))
+    return cast(Method, ValidateRetryMethod(translator, load_validator(str(options["validator"])),
+                                            int(options.get("fst_retries", 2))))
+
+
 SCHEMES: dict[str, Scheme] = {
     "predictions": Scheme(_predictions, "predictions:PATH (JSONL or one line per entry)"),
     "apertium": Scheme(_apertium, "apertium:PAIR (e.g. apertium:eng-spa)"),
+    "llm": Scheme(_llm, "llm (with --model; raw LLM over an OpenAI-compatible API)", False, True),
+    "coached": Scheme(_coached, "coached (with --model and --coaching FILE)", False, True),
+    "pipeline": Scheme(_pipeline, "pipeline:validate-retry (with --model and --validator)", True, True),
 }
 
 
@@ -57,7 +101,7 @@ def supported() -> str:
     return ", ".join(SCHEMES[name].usage for name in sorted(SCHEMES))
 
 
-def build_method(spec: str, *, dataset: Dataset) -> Method:
+def build_method(spec: str, *, dataset: Dataset, llm_options: Mapping[str, Any] | None = None) -> Method:
     """Build the method a ``--method`` spec names; any problem is a one-line MethodError."""
     scheme_name, _, argument = spec.strip().partition(":")
     scheme = SCHEMES.get(scheme_name.strip().lower())
@@ -65,4 +109,6 @@ def build_method(spec: str, *, dataset: Dataset) -> Method:
         raise MethodError(f"unknown method '{spec}'", hint=f"supported: {supported()}")
     if scheme.needs_argument and not argument.strip():
         raise MethodError(f"method '{spec}' needs an argument", hint=f"usage: {scheme.usage}")
-    return scheme.factory(argument.strip(), dataset)
+    if scheme.takes_options:
+        return cast(OptionsFactory, scheme.factory)(argument.strip(), dataset, llm_options or {})
+    return cast(Factory, scheme.factory)(argument.strip(), dataset)

@@ -22,6 +22,7 @@ import logging
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -228,6 +229,7 @@ class OpenAICompatClient:
         retry: RetryPolicy | None = None,
         rng: random.Random | None = None,
         headers: dict[str, str] | None = None,
+        on_retry: Callable[[str], None] | None = None,
     ) -> None:
         if concurrency < 1:
             raise UserError("concurrency must be at least 1", field="concurrency")
@@ -240,6 +242,7 @@ class OpenAICompatClient:
         if endpoint.api_key:
             self._headers["Authorization"] = f"Bearer {endpoint.api_key}"
         self._http: httpx.AsyncClient | None = None
+        self._on_retry = on_retry  # told the reason of every retry (progress bars count them)
 
     async def __aenter__(self) -> OpenAICompatClient:
         self._http = httpx.AsyncClient(timeout=self._timeout, headers=self._headers)
@@ -274,6 +277,8 @@ class OpenAICompatClient:
                 if attempt == self.retry.max_attempts:
                     break
                 delay = self.retry.delay(attempt - 1, exc.retry_after, self._rng)
+                if self._on_retry is not None:
+                    self._on_retry(str(exc))
                 log.warning(
                     "chat request to %s failed (%s); retry %d/%d in %.2fs",
                     self.endpoint.base_url, exc, attempt, self.retry.max_attempts - 1, delay,

@@ -1,0 +1,68 @@
+"""Shared by the bench_llm_* benchmarks: the fake OpenAI server from the tests, a corpus, one run.
+
+The server is the test suite's real HTTP server (tests/providers/fake_openai.py) with the
+deterministic translator from tests/llm/llm_fake.py. For timing it runs in its own process, so
+client and server do not share one interpreter lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "tests" / "llm"), str(REPO / "tests" / "providers")]
+
+from llm_fake import FakeOpenAI, Fault, Translator, translate_text  # noqa: E402
+
+from mt_eval.corpus.models import Dataset, DatasetInfo, Entry  # noqa: E402
+from mt_eval.engine.runner import run_method  # noqa: E402
+from mt_eval.methods.base import Translation  # noqa: E402
+from mt_eval.methods.llm import LLMMethod, LLMSettings  # noqa: E402
+
+logging.getLogger("mt_eval.providers").setLevel(logging.ERROR)  # retries are counted, not logged
+
+__all__ = ["FakeOpenAI", "Fault", "Translator", "dataset", "external_server", "llm", "run", "translate_text"]
+
+
+def dataset(n: int) -> Dataset:
+    entries = [Entry(id=i, source=f"Sentence {i} says that the weather in town {i % 37} is fine today.",
+                     reference=f"La frase {i} dice que hace buen tiempo hoy.") for i in range(1, n + 1)]
+    return Dataset(info=DatasetInfo(id="bench", source_language="en", target_language="es"), entries=entries,
+                   sha256="0" * 64)
+
+
+@contextmanager
+def external_server(latency: float) -> Iterator[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        port_file = Path(tmp) / "url"
+        proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "llm" / "llm_fake.py"), str(port_file),
+                                 str(latency)])
+        try:
+            deadline = time.monotonic() + 30
+            while not (port_file.exists() and port_file.read_text()):
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("fake server did not start")
+                time.sleep(0.05)
+            yield port_file.read_text()
+        finally:
+            proc.kill()
+            proc.wait()
+
+
+def llm(base_url: str, **kw: Any) -> LLMMethod:
+    settings = LLMSettings(**{"model": "bench/model", "base_url": base_url, "cache_path": None,
+                              "retry_base_delay": 0.05, **kw})
+    return LLMMethod(settings, source_language="en", target_language="es")
+
+
+def run(method: LLMMethod, ds: Dataset) -> tuple[list[Translation], float]:
+    return asyncio.run(run_method(method, ds, source_language="en", target_language="es"))
