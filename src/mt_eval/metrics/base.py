@@ -9,7 +9,7 @@ computed twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -43,6 +43,8 @@ class MetricContext:
     entries: Sequence[Entry]
     target: LanguageCard
     source: LanguageCard
+    # source term -> accepted target terms (``--terminology FILE``); None: terminology metrics are null
+    terminology: Mapping[str, tuple[str, ...]] | None = None
 
 
 @runtime_checkable

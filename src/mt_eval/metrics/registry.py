@@ -11,8 +11,12 @@ from importlib.metadata import entry_points
 
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import Metric
+from mt_eval.metrics.behavioral import CodeSwitching, Consistency, EquivalentMatch, TerminologyAdherence
+from mt_eval.metrics.compliance import ComplianceIndex, ComplianceIndexRepaired, RepairEffectiveness
+from mt_eval.metrics.hallucination import HallucinationRate
 from mt_eval.metrics.rates import ExactMatch, LengthRatio
 from mt_eval.metrics.sacre import Bleu, ChrF, ChrFPlusPlus, Ter
+from mt_eval.metrics.structural import FstAcceptance, MorphologicalAccuracy, OrthographicAccuracy
 
 Factory = Callable[[], Metric]
 
@@ -23,6 +27,17 @@ _BUILTINS: dict[str, Factory] = {
     "bleu": Bleu,
     "ter": Ter,
     "length_ratio": LengthRatio,
+    "fst_acceptance_rate": FstAcceptance,
+    "morphological_accuracy": MorphologicalAccuracy,
+    "orthographic_accuracy": OrthographicAccuracy,
+    "equivalent_match_rate": EquivalentMatch,
+    "code_switching_rate": CodeSwitching,
+    "terminology_adherence": TerminologyAdherence,
+    "consistency_score": Consistency,
+    "hallucination_rate": HallucinationRate,
+    "compliance_index": ComplianceIndex,
+    "compliance_index_repaired": ComplianceIndexRepaired,
+    "repair_effectiveness": RepairEffectiveness,
 }
 
 

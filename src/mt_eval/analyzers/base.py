@@ -1,0 +1,157 @@
+"""The analyser interface, memoisation, and the card → analyser factory.
+
+A word is analysed once per process: analysers are long-lived subprocesses fed many words per
+round trip, and every answer is memoised, so warm throughput is a dictionary lookup. A card that
+names an analyser this machine lacks is a ``UserError`` that says how to install it or to pass
+``--skip-analyser`` (DESIGN decision 8) — never a silent switch to profile B.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from mt_eval.errors import UserError
+from mt_eval.languages.card import LanguageCard
+
+_BATCH_CHARS = 16_000  # input per round trip: well under a pipe buffer, so writes never block
+
+
+class Analyser(ABC):
+    """Maps words to their analyses; an empty tuple means the analyser rejects the word."""
+
+    kind = ""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._memo: dict[str, tuple[str, ...]] = {}
+        self._lock = threading.Lock()  # one subprocess per analyser: metrics may run in threads
+
+    @property
+    @abstractmethod
+    def version(self) -> str:
+        """Tool, file name and size: enough to tell two analyser builds apart on a run card."""
+
+    @abstractmethod
+    def _analyse_batch(self, words: Sequence[str]) -> list[tuple[str, ...]]:
+        """Analyses for each word, computed by the underlying tool (no memo)."""
+
+    def analyse_many(self, words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Analyses for every distinct word; unseen words go to the tool in large batches."""
+        wanted = list(dict.fromkeys(words))
+        with self._lock:
+            return self._analyse_locked(wanted)
+
+    def _analyse_locked(self, wanted: list[str]) -> dict[str, tuple[str, ...]]:
+        todo = [w for w in wanted if w not in self._memo]
+        batch: list[str] = []
+        size = 0
+        for word in todo:
+            batch.append(word)
+            size += len(word.encode("utf-8")) + 2
+            if size >= _BATCH_CHARS:
+                self._memo.update(zip(batch, self._analyse_batch(batch), strict=True))
+                batch, size = [], 0
+        if batch:
+            self._memo.update(zip(batch, self._analyse_batch(batch), strict=True))
+        return {w: self._memo[w] for w in wanted}
+
+    def analyse(self, word: str) -> tuple[str, ...]:
+        return self.analyse_many([word])[word]
+
+    def accepts(self, word: str, sentence_initial: bool = False) -> bool:
+        """Accepted as written, or (sentence-initial capital) in lower case (DESIGN decision 2)."""
+        if self.analyse(word):
+            return True
+        return sentence_initial and word[:1].isupper() and bool(self.analyse(word[:1].lower() + word[1:]))
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Stop any subprocess."""
+
+
+def _file_version(tool: str, path: str) -> str:
+    p = Path(path)
+    return f"{tool} {p.name} ({p.stat().st_size} bytes)"
+
+
+def _parse_spec(spec: str) -> tuple[str, str]:
+    kind, _, path = spec.partition(":")
+    return kind, path
+
+
+_TOOLS = {"apertium": "lt-proc", "hfst": "hfst-optimized-lookup"}  # built-in kinds and their programs
+
+
+def analyser_status(card: LanguageCard) -> str | None:
+    """None when the card's analyser can run here, else what is missing (file or tool)."""
+    if not card.analyser:
+        return None
+    kind, path = _parse_spec(card.analyser)
+    tool = _TOOLS.get(kind)
+    if tool is None:
+        return None if kind in _plugin_kinds() else f"no analyser plugin provides the kind '{kind}'"
+    if shutil.which(tool) is None:
+        return f"the '{tool}' program is not installed"
+    if not Path(path).is_file():
+        return f"analyser file {path} does not exist"
+    return None
+
+
+def require_analyser(card: LanguageCard) -> None:
+    """Raise the install-or-skip error when the card declares an analyser the machine lacks."""
+    problem = analyser_status(card)
+    if problem is None:
+        return
+    install = card.analyser_install or (
+        "apt-get install lttoolbox" if (card.analyser or "").startswith("apertium") else "apt-get install hfst"
+    )
+    raise UserError(
+        f"the {card.name} card declares analyser {card.analyser}, but {problem}",
+        file=card.path,
+        hint=f"install it with `{install}`, or pass --skip-analyser to score with profile B (recorded on the card)",
+    )
+
+
+def open_analyser(spec: str) -> Analyser:
+    """A fresh analyser for ``hfst:PATH`` or ``apertium:PATH`` (plugins may register more kinds)."""
+    from mt_eval.analyzers.hfst import HfstAnalyser
+    from mt_eval.analyzers.lttoolbox import LtProcAnalyser
+
+    kinds: dict[str, type[Analyser]] = {"apertium": LtProcAnalyser, "hfst": HfstAnalyser, **_plugin_kinds()}
+    kind, path = _parse_spec(spec)
+    if kind not in kinds:
+        raise UserError(f"unknown analyser kind '{kind}' in '{spec}'", hint=f"known: {sorted(kinds)}")
+    return kinds[kind](path)
+
+
+def _plugin_kinds() -> dict[str, type[Analyser]]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.load() for ep in entry_points(group="mt_eval.analyzers")}
+
+
+@lru_cache(maxsize=32)
+def _shared(spec: str) -> Analyser:
+    return open_analyser(spec)
+
+
+def analyser_for(card: LanguageCard) -> Analyser | None:
+    """The process-wide memoised analyser of a card (None without one); errors if it is missing."""
+    if not card.analyser:
+        return None
+    require_analyser(card)
+    return _shared(card.analyser)
+
+
+def version_of(card: LanguageCard) -> str | None:
+    """What the run card's ``fst_version`` records."""
+    if not card.analyser:
+        return None
+    kind, path = _parse_spec(card.analyser)
+    if Path(path).is_file():
+        return _file_version(_TOOLS.get(kind, kind), path)
+    return card.analyser

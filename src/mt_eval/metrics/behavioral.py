@@ -1,0 +1,213 @@
+"""Behavioural metrics (Scoring Spec §2.4) and equivalent match: failure modes, not quality.
+
+Every metric here yields per-entry sufficient statistics — (numerator, denominator) for the rates;
+one count per (term, rendering) for consistency — so corpus values, CIs and paired tests come from
+the generic code. A metric that lacks what it needs (variants, a word list, a terminology file, a
+bilingual lexicon) has a zero denominator everywhere, so its value is null, never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from mt_eval.analyzers.base import analyser_for
+from mt_eval.errors import UserError
+from mt_eval.languages.card import LanguageCard
+from mt_eval.languages.words import word_scripts, words
+from mt_eval.metrics.base import Level, MetricContext, Status
+from mt_eval.metrics.rates import RateMetric
+
+# --- equivalent match -------------------------------------------------------------------------
+
+
+def loose_form(text: str, card: LanguageCard) -> str:
+    """NFC, the card's orthographic variants folded (SRO ā → â), case and punctuation ignored."""
+    text = unicodedata.normalize("NFC", text)
+    for variant, canonical in card.rules.get("variants", ()):
+        text = text.replace(variant, canonical)
+    text = "".join(ch if unicodedata.category(ch)[0] not in "PS" else " " for ch in text.casefold())
+    return " ".join(text.split())
+
+
+class EquivalentMatch(RateMetric):
+    """Output equals the reference or one of ``variants[]`` after ``loose_form``; null when no entry
+    of the corpus has variants (it would only repeat exact match)."""
+
+    id = "equivalent_match_rate"
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        if not any(e.variants for e in ctx.entries):
+            return np.zeros((len(hypotheses), 2))
+        return super().statistics(hypotheses, ctx)
+
+    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+        entry = ctx.entries[index]
+        accepted = {loose_form(t, ctx.target) for t in (entry.reference, *entry.variants)}
+        return float(loose_form(hypothesis, ctx.target) in accepted), 1.0
+
+
+# --- code-switching ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def load_wordlist(path: str) -> frozenset[str]:
+    """Lower-case common words only: capitalised entries are names, which are not code-switching."""
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    return frozenset(w for w in lines if w and w == w.lower() and "'" not in w)
+
+
+def _common_word(text: str, sentence_initial: bool) -> str:
+    """The form to look up in a common-word list, or "" for what no such list should judge:
+    single letters, acronyms (all capitals) and capitalised words inside a sentence (names such as
+    'Trump' or 'Boots', which every language borrows as they are)."""
+    if len(text) < 2 or text.isupper():
+        return ""
+    if text[:1].isupper() and not sentence_initial:
+        return ""
+    return text.lower()
+
+
+class CodeSwitching(RateMetric):
+    """Share of output words in the source language (lower is better).
+
+    Where the scripts differ, a word is source-language when its letters are in a source script
+    and in none of the target's. Where they overlap, it is a word of the source card's word list
+    (e.g. Debian's wamerican) that the target analyser rejects; without a target analyser or a
+    word list the two languages cannot be told apart, and the value is null.
+    """
+
+    id = "code_switching_rate"
+    higher_is_better = False
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        target, source = ctx.target, ctx.source
+        source_only = set(source.scripts) - set(target.scripts)
+        tokenised = [words(h, target) for h in hypotheses]
+        rows = []
+        if not set(source.scripts) & set(target.scripts):
+            for ws in tokenised:
+                rows.append((float(sum(1 for w in ws if word_scripts(w.text) & source_only
+                                       and not word_scripts(w.text) & set(target.scripts))), float(len(ws))))
+            return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
+        analyser = analyser_for(target)
+        if analyser is None or not source.source_wordlist or not Path(source.source_wordlist).is_file():
+            return np.zeros((len(hypotheses), 2))
+        wordlist = load_wordlist(source.source_wordlist)
+        analyser.analyse_many(w.text for ws in tokenised for w in ws)
+        for ws in tokenised:
+            switched = sum(
+                1 for w in ws
+                if _common_word(w.text, w.sentence_initial) in wordlist
+                and not analyser.accepts(w.text, w.sentence_initial)
+            )
+            rows.append((float(switched), float(len(ws))))
+        return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
+
+    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+        return tuple(self.statistics([hypothesis], ctx)[0])
+
+
+# --- terminology ------------------------------------------------------------------------------
+
+
+def load_terminology(path: str | Path) -> dict[str, tuple[str, ...]]:
+    """``{"source term": ["target", ...]}`` JSON, or TSV lines ``source<TAB>t1|t2``."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError("terminology file not found", file=str(p)) from None
+    terms: dict[str, tuple[str, ...]] = {}
+    if p.suffix == ".json":
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise UserError("a terminology file maps source terms to lists of target terms", file=str(p))
+        for src, tgt in data.items():
+            targets = [tgt] if isinstance(tgt, str) else tgt
+            if not isinstance(targets, list) or not targets or not all(isinstance(t, str) and t for t in targets):
+                raise UserError("needs a non-empty list of target terms", file=str(p), field=src)
+            terms[src] = tuple(targets)
+        return terms
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        src, sep, tgt = line.partition("\t")
+        targets = tuple(t.strip() for t in tgt.split("|") if t.strip())
+        if not sep or not src.strip() or not targets:
+            raise UserError(f"line {n}: expected 'source<TAB>target1|target2'", file=str(p))
+        terms[src.strip()] = targets
+    return terms
+
+
+def _contains(text: str, term: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(term.casefold())}(?!\w)", text.casefold()) is not None
+
+
+def term_renderings(source: str, output: str, terms: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """For each term in the source: index of the first accepted target term in the output, or -1."""
+    found = {}
+    for src, targets in terms.items():
+        if _contains(source, src):
+            found[src] = next((i for i, t in enumerate(targets) if _contains(output, t)), -1)
+    return found
+
+
+class TerminologyAdherence(RateMetric):
+    """Source-term occurrences rendered with an accepted target term / occurrences."""
+
+    id = "terminology_adherence"
+
+    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+        if not ctx.terminology:
+            return 0.0, 0.0
+        found = term_renderings(ctx.entries[index].source, hypothesis, ctx.terminology)
+        return float(sum(1 for i in found.values() if i >= 0)), float(len(found))
+
+
+class Consistency:
+    """Corpus-level: for terms seen in ≥ 2 entries, the share rendered the term's most frequent way.
+
+    Statistics are one count per (term, rendering) — accepted target terms plus "other" — so the
+    value of any subset or resample is exact: Σ_terms max_r count / Σ_terms count.
+    """
+
+    id = "consistency_score"
+    scale = 1.0
+    higher_is_better = True
+    level = Level.CORPUS
+    status = Status.IMPLEMENTED
+
+    def __init__(self) -> None:
+        self.width = 1
+
+    def applies_to(self, target: LanguageCard) -> bool:
+        return True
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        terms = dict(ctx.terminology or {})
+        self.width = 1 + max((len(t) for t in terms.values()), default=0)
+        stats = np.zeros((len(hypotheses), max(1, len(terms)), self.width))
+        column = {src: t for t, src in enumerate(terms)}
+        for n, hyp in enumerate(hypotheses):
+            for src, idx in term_renderings(ctx.entries[n].source, hyp, terms).items():
+                stats[n, column[src], idx if idx >= 0 else self.width - 1] += 1
+        return stats.reshape(len(hypotheses), -1)
+
+    def aggregate(self, sums: np.ndarray) -> np.ndarray:
+        grid = sums.reshape(*sums.shape[:-1], -1, self.width)
+        totals = grid.sum(axis=-1)
+        repeated = totals >= 2
+        num = np.where(repeated, grid.max(axis=-1), 0).sum(axis=-1)
+        den = np.where(repeated, totals, 0).sum(axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+    def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
+        return None

@@ -1,0 +1,59 @@
+"""Post-translation hooks: repairs applied to raw output before the post-processed compliance pass.
+
+A hook is ``(output, source, target_card) -> output``. Built-ins restore dropped ``{placeholders}``
+and normalise quote characters to the card's; third parties add hooks under the entry-point group
+``mt_eval.hooks``. ``repair_effectiveness`` measures how many violations the hooks fixed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from importlib.metadata import entry_points
+
+from mt_eval.languages.card import LanguageCard
+
+Hook = Callable[[str, str, LanguageCard], str]
+PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
+ALL_QUOTES = "\"'«»“”„‟‘’‚‛「」『』‹›"
+_OPENING = set("«„‟‚‛「『‹“‘")
+
+
+def restore_placeholders(output: str, source: str, card: LanguageCard) -> str:
+    """Append every source placeholder the output dropped (where it goes is unknown, that it must
+    be present is not)."""
+    missing: list[str] = []
+    have = PLACEHOLDER.findall(output)
+    for ph in PLACEHOLDER.findall(source):
+        if ph in have:
+            have.remove(ph)
+        else:
+            missing.append(ph)
+    return " ".join([output.rstrip(), *missing]) if missing else output
+
+
+def normalise_quotes(output: str, source: str, card: LanguageCard) -> str:
+    """Replace quote characters the card does not allow with its first opening/closing pair."""
+    allowed = set(card.quotes)
+    opening = next((q for q in card.quotes if q in _OPENING), '"')
+    closing = next((q for q in card.quotes if q not in _OPENING and q != "'"), '"')
+    chars = []
+    for ch in output:
+        if ch in ALL_QUOTES and ch not in allowed and ch != "'":
+            chars.append(opening if ch in _OPENING else closing)
+        else:
+            chars.append(ch)
+    return "".join(chars)
+
+
+BUILTIN_HOOKS: dict[str, Hook] = {"restore_placeholders": restore_placeholders, "normalise_quotes": normalise_quotes}
+
+
+def available_hooks() -> dict[str, Hook]:
+    return {**BUILTIN_HOOKS, **{ep.name: ep.load() for ep in entry_points(group="mt_eval.hooks")}}
+
+
+def apply_hooks(output: str, source: str, card: LanguageCard, hooks: dict[str, Hook] | None = None) -> str:
+    for hook in (hooks if hooks is not None else available_hooks()).values():
+        output = hook(output, source, card)
+    return output
