@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.corpus.models import Dataset
-from mt_eval.engine.runner import Progress, run_method
+from mt_eval.engine.runner import Journal, Progress, read_journal, run_method
+from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
-from mt_eval.methods.base import Method
-from mt_eval.runcard.builder import RunInfo, build_card
+from mt_eval.methods.base import Method, Translation
+from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
+from mt_eval.runcard.seal import canonical_json, sha256_text
 from mt_eval.scoring.intervals import BootstrapConfig
 
 
@@ -23,6 +25,32 @@ def write_card(card: dict[str, Any], path: Path) -> Path:
     tmp.write_text(json.dumps(card, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)  # atomic: a reader never sees half a card
     return path
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C during a run: finished entries are safe in the journal; ``run_dir`` resumes it."""
+
+    def __init__(self, run_dir: Path, done: int, total: int) -> None:
+        self.run_dir, self.done, self.total = run_dir, done, total
+        super().__init__(f"interrupted with {done} of {total} entries finished")
+
+
+def _run_header(dataset: Dataset, method: Method, run_id: str, timestamp: str, condition: str,
+                selection: dict[str, Any], invocation: dict[str, Any] | None) -> dict[str, Any]:
+    cfg = canonical_json(method.identity.config)
+    return {"run_id": run_id, "timestamp": timestamp, "condition": condition, "selection": selection,
+            "dataset_sha256": dataset.sha256, "entry_ids_sha256": entry_ids_sha256([e.id for e in dataset.entries]),
+            "method": method.identity.name, "method_config_sha256": sha256_text(cfg),
+            "invocation": invocation or {}}
+
+
+def _check_resumable(header: dict[str, Any], fresh: dict[str, Any], run_dir: Path) -> None:
+    if not header:
+        raise UserError("no run to resume here (journal.jsonl with a run header not found)", file=str(run_dir))
+    for key, what in (("dataset_sha256", "corpus"), ("entry_ids_sha256", "entry selection"),
+                      ("method", "method"), ("method_config_sha256", "method configuration")):
+        if header.get(key) != fresh[key]:
+            raise UserError(f"cannot resume: the {what} differs from the interrupted run's", file=str(run_dir))
 
 
 def evaluate(
@@ -35,28 +63,76 @@ def evaluate(
     selection: dict[str, Any] | None = None,
     progress: Progress | None = None,
     bootstrap: BootstrapConfig | None = None,
+    resume: str | Path | None = None,
+    invocation: dict[str, Any] | None = None,
+    skip_analyser: bool = False,
+    terminology: str | Path | None = None,
 ) -> tuple[dict[str, Any], Path]:
-    """Translate every entry with ``method``, score it and write a sealed run card."""
+    """Translate every entry with ``method``, score it and write a sealed run card.
+
+    Finished entries are journalled in ``<runs_dir>/<run_id>/journal.jsonl`` as they complete;
+    ``resume=<run dir>`` continues that run (same run id), sending only entries not yet finished.
+    ``invocation`` (CLI options, never secrets) is stored in the journal header so the command
+    line can rebuild the run from the directory alone. Ctrl-C raises :class:`RunInterrupted`.
+    A target card that declares an analyser this machine lacks stops the run *before* translating
+    (DESIGN decision 8) unless ``skip_analyser``, which scores profile B and is recorded on the card.
+    """
+    from mt_eval.analyzers.base import require_analyser
+    from mt_eval.languages.card import without_analyser
+    from mt_eval.metrics.behavioral import load_terminology
+
     target = language_card(dataset.info.target_language)
     source = language_card(dataset.info.source_language)
-    run_id = str(uuid.uuid4())
-    run_dir = Path(runs_dir) / run_id
-    timestamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    translations, elapsed = asyncio.run(
-        run_method(
-            method,
-            dataset,
-            source_language=source.code,
-            target_language=target.code,
-            journal=run_dir / "journal.jsonl",
-            progress=progress,
+    if skip_analyser:
+        target = without_analyser(target)
+    require_analyser(target)
+    terms = load_terminology(terminology) if terminology else None
+    done: dict[int, Translation] = {}
+    if resume is not None:
+        run_dir = Path(resume)
+        header, done = read_journal(run_dir / "journal.jsonl")
+        fresh = _run_header(dataset, method, "", "", condition, selection or {}, invocation)
+        _check_resumable(header, fresh, run_dir)
+        run_id, timestamp = str(header["run_id"]), str(header["timestamp"])
+        journal = Journal(run_dir / "journal.jsonl")
+    else:
+        run_id = str(uuid.uuid4())
+        run_dir = Path(runs_dir) / run_id
+        timestamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        journal = Journal(run_dir / "journal.jsonl")
+        journal.header(_run_header(dataset, method, run_id, timestamp, condition, selection or {}, invocation))
+    done = {i: t for i, t in done.items() if i in {e.id for e in dataset.entries}}
+    try:
+        translations, elapsed = asyncio.run(
+            run_method(method, dataset, source_language=source.code, target_language=target.code,
+                       journal=journal, progress=progress, done=done)
         )
-    )
-    info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {},
-                   bootstrap=bootstrap or BootstrapConfig())
-    card = build_card(dataset, method.identity, translations, info, target, source)
+    except KeyboardInterrupt:
+        journal.close()
+        _, now = read_journal(run_dir / "journal.jsonl")
+        finished = sum(1 for t in now.values() if t.error is None)
+        raise RunInterrupted(run_dir, finished, len(dataset.entries)) from None
+    finally:
+        journal.close()
+    warnings = []
+    resumed = sum(1 for t in done.values() if t.error is None)
+    if resumed:
+        warnings.append(f"resumed run: {resumed} entries came from the journal of an interrupted session; "
+                        "elapsed_seconds covers the last session only")
+    sources = {t.extra.get("cost_source", "none") for t in translations if t.error is None}
+    cost_known = None not in sources and "unknown" not in sources
+    info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {}, warnings=warnings,
+                   bootstrap=bootstrap or BootstrapConfig(), cost_known=cost_known,
+                   cost_source=_cost_source(sources) if hasattr(method, "plan") else None)
+    card = build_card(dataset, method.identity, translations, info, target, source, terms)
     path = Path(out) if out else run_dir / "run_card.json"
     return card, write_card(card, path)
+
+
+def _cost_source(sources: set[Any]) -> str:
+    """What the card's cost came from: provider-reported, the pricing table, cache hits or a mix."""
+    named = sorted(str(s) for s in sources - {"none"})
+    return "+".join(named) if named else "none"
 
 
 def score_predictions(dataset: Dataset, predictions: str | Path, **kwargs: Any) -> tuple[dict[str, Any], Path]:
@@ -67,8 +143,6 @@ def score_predictions(dataset: Dataset, predictions: str | Path, **kwargs: Any) 
 
 
 def load_card(path: str | Path) -> dict[str, Any]:
-    from mt_eval.errors import UserError
-
     p = Path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))

@@ -22,9 +22,11 @@ def test_parallel_equals_serial(ntrex_dir):
     assert list(parallel) == [m.id for m in metrics]
     for metric_id, stats in serial.items():
         np.testing.assert_array_equal(parallel[metric_id], stats)
-    # the parent can aggregate what the worker extracted
+    # the parent can aggregate what the worker extracted (metrics without gold data are NaN)
+    surface = {"exact_match_rate", "chrf_plus_plus", "chrf", "bleu", "ter", "length_ratio"}
     for m in metrics:
-        assert np.isfinite(float(m.aggregate(parallel[m.id].sum(axis=0))))
+        if m.id in surface:
+            assert np.isfinite(float(m.aggregate(parallel[m.id].sum(axis=0))))
 
 
 def test_bins_balance_declared_costs():

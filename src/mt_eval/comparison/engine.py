@@ -137,11 +137,15 @@ def compare_tables(
         raise ValueError("need at least two tables and one name per table")
     if profile not in PROFILES:
         raise UserError(f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
-    available = [m for m in tables[0].metrics if all(m in t.stats for t in tables[1:])]
-    # As on the card, the composite leaves out a weighted metric with no value (e.g. a rate whose
-    # denominator is zero); here it must be defined for every system, so that one function scores all.
+    # As on the card, a metric with no value (no gold analyses, no variants, no terminology…) is
+    # left out, of the comparison and of the composite; it must have a value for every system, so
+    # that one function scores all.
     values = [t.values() for t in tables]
-    weighted = [m for m in available if m in PROFILES[profile] and all(v.get(m) is not None for v in values)]
+    available = [
+        m for m in tables[0].metrics
+        if all(m in t.stats for t in tables[1:]) and all(v.get(m) is not None for v in values)
+    ]  # fmt: skip
+    weighted = [m for m in available if m in PROFILES[profile]]
     chosen = resolve_metrics(metrics, available, composite_ok=bool(weighted))
     want_composite = COMPOSITE in chosen
     computed = [m for m in chosen if m != COMPOSITE]

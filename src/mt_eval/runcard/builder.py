@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from mt_eval import __version__
+from mt_eval.analyzers.base import version_of
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
 from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.registry import metrics_for
+from mt_eval.metrics.structural import fst_details
 from mt_eval.runcard import environment
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import canonical_json, fingerprint_hash, seal, sha256_text
@@ -32,6 +34,7 @@ class RunInfo:
     selection: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     cost_known: bool = True
+    cost_source: str | None = None  # LLM runs: "provider", "pricing-table", "cache" or a "+" mix
     bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
 
 
@@ -55,6 +58,9 @@ def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
         "api_provider": card["config"]["api_provider"],
         "entry_ids_sha256": card["dataset"]["entry_ids_sha256"],
         "profile": card["profile"],
+        # only when used, so fingerprints of ordinary runs are unchanged
+        **({"analyser_skipped": card["analyser_skipped"]} if card.get("analyser_skipped") else {}),
+        **({"terminology_sha256": sha256_text(canonical_json(card["terminology"]))} if card.get("terminology") else {}),
     }
 
 
@@ -64,11 +70,12 @@ def score_translations(
     target: LanguageCard,
     source: LanguageCard,
     only: list[str] | None = None,
+    terminology: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[MetricTable, list[str]]:
     """Errors are scored as empty output (DESIGN decision 1)."""
     hypotheses = ["" if t.error else t.text for t in translations]
     errors = np.asarray([t.error is not None for t in translations], dtype=bool)
-    ctx = MetricContext(entries=dataset.entries, target=target, source=source)
+    ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology)
     table = MetricTable.compute(metrics_for(target, only), hypotheses, ctx, errors)
     return table, hypotheses
 
@@ -78,12 +85,14 @@ def _none(value: float) -> float | None:
 
 
 def _results(
-    dataset: Dataset, translations: Sequence[Translation], hyps: list[str], table: MetricTable
+    dataset: Dataset, translations: Sequence[Translation], hyps: list[str], table: MetricTable,
+    target: LanguageCard,
 ) -> list[dict[str, Any]]:
     per_entry = {m: table.entry_values(m) for m in table.metrics}
     rows = []
     for i, (entry, tr) in enumerate(zip(dataset.entries, translations, strict=True)):
         values = {m: _none(v[i]) for m, v in per_entry.items() if v is not None}
+        fst_accepted, fst_analysis = fst_details(hyps[i], target) if target.analyser else (None, [])
         rows.append({
             "entry_id": entry.id,
             "source": entry.source,
@@ -91,9 +100,11 @@ def _results(
             "predicted": hyps[i],
             "exact_match": bool(values.get("exact_match_rate")),
             "entry_chrf": values.get("chrf_plus_plus"),
-            "fst_accepted": None,
-            "fst_analysis": [],
+            "fst_accepted": fst_accepted,
+            "fst_analysis": fst_analysis,
             "difficulty": entry.difficulty,
+            "variants": list(entry.variants),
+            "morphological_analysis": entry.morphological_analysis,
             "provenance": entry.provenance.value,
             "segment": entry.segment.value,
             "register": entry.register.value if entry.register else None,
@@ -105,8 +116,18 @@ def _results(
             },
             "error": tr.error,
             "metrics": values,
+            **_llm_fields(tr),
         })
     return rows
+
+
+def _llm_fields(tr: Translation) -> dict[str, Any]:
+    """Per-entry facts only LLM methods have: attempts, batching (latency is then the request's)."""
+    keys = ("batched", "attempts", "cached", "validation_attempts", "validated", "batch_rejected")
+    out = {k: tr.extra[k] for k in keys if k in tr.extra}
+    if tr.model_id and out:
+        out["model_id"] = tr.model_id
+    return out
 
 
 def build_card(
@@ -116,12 +137,15 @@ def build_card(
     run: RunInfo,
     target: LanguageCard,
     source: LanguageCard,
+    terminology: Mapping[str, tuple[str, ...]] | None = None,
 ) -> dict[str, Any]:
-    table, hyps = score_translations(dataset, translations, target, source)
+    table, hyps = score_translations(dataset, translations, target, source, terminology=terminology)
     profile = target.profile
     scores = scores_with_intervals(table, profile, run.bootstrap)
     usage = total_usage(translations)
     cost = cost_block(usage, dataset.entries, run.cost_known)
+    if run.cost_source is not None:
+        cost["source"] = run.cost_source
     scores["cost_adjusted"] = cost_adjusted(scores["composite"], cost["cost_per_entry_usd"])
     speed = speed_block(translations, run.elapsed_seconds, usage.prompt_tokens + usage.completion_tokens)
     for key in ("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds"):
@@ -150,7 +174,9 @@ def build_card(
         "system_prompt_sha256": sha256_text(identity.system_prompt),
         "system_prompt_used": identity.system_prompt,
         "coaching_data_sha256": cfg.get("coaching_data_sha256"),
-        "fst_version": None,
+        "fst_version": version_of(target),
+        "analyser_skipped": target.analyser_skipped,
+        "terminology": {k: list(v) for k, v in terminology.items()} if terminology else None,
         "tools_enabled": list(cfg.get("tools_enabled", [])),
         "batch_size": cfg.get("batch_size"),
         "max_retries": cfg.get("max_retries"),
@@ -205,7 +231,7 @@ def build_card(
         },
         "environment": environment.capture(),
         "warnings": list(dict.fromkeys([*target.warnings, *source.warnings, *run.warnings])),
-        "results": _results(dataset, translations, hyps, table),
+        "results": _results(dataset, translations, hyps, table, target),
         "run_card_hash": "",
     }
     components = fingerprint_components(card)

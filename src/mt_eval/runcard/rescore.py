@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
-from mt_eval.languages.card import language_card
+from mt_eval.languages.card import language_card, without_analyser
 from mt_eval.methods.base import Translation
 from mt_eval.runcard.builder import score_translations
 from mt_eval.scoring.scores import MetricTable
@@ -22,6 +22,7 @@ def dataset_from_card(card: Mapping[str, Any]) -> Dataset:
         Entry(
             id=r["entry_id"], source=r["source"], reference=r["reference"], difficulty=r["difficulty"],
             provenance=r["provenance"], segment=r.get("segment", "development"), register=r.get("register"),
+            variants=r.get("variants") or [], morphological_analysis=r.get("morphological_analysis"),
         )
         for r in card["results"]
     ]
@@ -35,7 +36,10 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -
     dataset = dataset_from_card(card)
     translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
     ds = card["dataset"]
-    table, _ = score_translations(
-        dataset, translations, language_card(ds["target_language"]), language_card(ds["source_language"]), only=only
-    )
+    target = language_card(ds["target_language"])
+    if card.get("analyser_skipped"):
+        target = without_analyser(target)
+    terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
+    table, _ = score_translations(dataset, translations, target, language_card(ds["source_language"]),
+                                  only=only, terminology=terms)
     return table

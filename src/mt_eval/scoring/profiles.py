@@ -81,4 +81,7 @@ SCORE_KEYS: tuple[str, ...] = (
     "hallucination_rate",
     "terminology_adherence",
     "consistency_score",
+    "compliance_index",
+    "compliance_index_repaired",
+    "repair_effectiveness",
 )

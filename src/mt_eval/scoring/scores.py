@@ -73,6 +73,8 @@ def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = Non
     block: dict[str, Any] = {"total": n, "evaluated": int(n - errors.sum()), "errors": int(errors.sum())}
     for key in SCORE_KEYS:
         block[key] = values.get(key)
+    for key, value in values.items():  # plugin metrics: reported beside the spec's own keys
+        block.setdefault(key, value)
     for count_key, (metric_id, column) in COUNT_KEYS.items():
         if metric_id in table.stats:
             stats = table.stats[metric_id] if rows is None else table.stats[metric_id][rows]
