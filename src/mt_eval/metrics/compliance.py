@@ -11,6 +11,7 @@ allow, each Latin-script word in a caseless non-Latin target.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import word_scripts, words
 from mt_eval.metrics.base import Level, MetricContext
-from mt_eval.metrics.hooks import ALL_QUOTES, PLACEHOLDER, apply_hooks
+from mt_eval.metrics.hooks import ALL_QUOTES, PLACEHOLDER, Hook, apply_hooks, available_hooks
 from mt_eval.metrics.rates import RateMetric
 
 
@@ -62,17 +63,33 @@ class ComplianceIndex(RateMetric):
         return check(hypothesis, ctx.entries[index].source, ctx.target).index, 1.0
 
 
-class ComplianceIndexRepaired(RateMetric):
+class _Repaired(RateMetric):
+    """Looks the hooks up once per run: entry-point discovery reads every installed dist-info."""
+
+    _hooks: dict[str, Hook] | None = None
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        self._hooks = available_hooks()
+        try:
+            return super().statistics(hypotheses, ctx)
+        finally:
+            self._hooks = None
+
+    def repaired(self, hypothesis: str, source: str, ctx: MetricContext) -> str:
+        return apply_hooks(hypothesis, source, ctx.target, self._hooks)
+
+
+class ComplianceIndexRepaired(_Repaired):
     """The same index after the post-translation hooks (``mt_eval.metrics.hooks``)."""
 
     id = "compliance_index_repaired"
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         source = ctx.entries[index].source
-        return check(apply_hooks(hypothesis, source, ctx.target), source, ctx.target).index, 1.0
+        return check(self.repaired(hypothesis, source, ctx), source, ctx.target).index, 1.0
 
 
-class RepairEffectiveness(RateMetric):
+class RepairEffectiveness(_Repaired):
     """Violations the hooks repaired / raw violations; corpus-level (per entry it is often 0/0)."""
 
     id = "repair_effectiveness"
@@ -81,7 +98,7 @@ class RepairEffectiveness(RateMetric):
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         source = ctx.entries[index].source
         raw = check(hypothesis, source, ctx.target).violations
-        fixed = check(apply_hooks(hypothesis, source, ctx.target), source, ctx.target).violations
+        fixed = check(self.repaired(hypothesis, source, ctx), source, ctx.target).violations
         return float(max(0, raw - fixed)), float(raw)
 
     def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
