@@ -74,3 +74,11 @@ def test_terminology_and_consistency() -> None:
     assert abs(_value(Consistency(), hyps, ctx) - 2 / 3) < 1e-12
     none = MetricContext(entries, language_card("es"), language_card("en"))
     assert TerminologyAdherence().statistics(hyps, none).sum() == 0
+
+
+def test_orthography_required_marks_sro() -> None:
+    """Known words must carry their long-vowel marks; macrons are accepted variants of circumflexes."""
+    ctx = MetricContext([Entry(id=1, source="s", reference="r")], language_card("crk"), language_card("en"))
+    assert _value(OrthographicAccuracy(), ["tânisi niwâpamâw"], ctx) == 1.0
+    assert _value(OrthographicAccuracy(), ["tānisi niwāpamāw"], ctx) == 1.0  # macron variants
+    assert _value(OrthographicAccuracy(), ["tanisi niwâpamâw"], ctx) == 1 / 2  # tanisi lacks its mark

@@ -29,7 +29,7 @@ _TOKENIZERS = {"13a", "intl", "char", "zh", "ja-mecab", "ko-mecab", "flores200",
 _TOKENIZER_MODULES = {"ja-mecab": "MeCab", "ko-mecab": "mecab_ko"}
 _TOKENIZER_FALLBACK = {"ja-mecab": "char", "ko-mecab": "char"}
 _LEGACY_ALIASES = {"zho-cn": "zh-CN"}  # NTREX's file suffix; the region is kept, the zh card serves it
-_ORTHOGRAPHY_KEYS = {"normalization", "letters", "forbidden", "variants", "scripts"}
+_ORTHOGRAPHY_KEYS = {"normalization", "letters", "forbidden", "required", "variants", "scripts"}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -166,7 +167,21 @@ def orthography_errors(word: str, card: LanguageCard) -> list[str]:
     for mark in rules.get("forbidden", ()):
         if mark in text:
             problems.append(f"forbidden '{mark}'")
+    # required marks: words whose marked spelling is known ({"tanisi": "tânisi"}); the bare form
+    # (marks stripped) must not appear without them
+    required = dict(rules.get("required", {}) or {})
+    if required:
+        bare = "".join(ch for ch in unicodedata.normalize("NFD", text) if unicodedata.category(ch) != "Mn")
+        marked = required.get(bare)
+        if marked is not None and text != unicodedata.normalize("NFC", marked) and not _variant_of(text, marked, rules):
+            problems.append(f"missing marks: '{marked}'")
     return problems
+
+
+def _variant_of(text: str, marked: str, rules: dict[str, Any]) -> bool:
+    """True when ``text`` is ``marked`` spelled with accepted variant marks (SRO macrons for circumflexes)."""
+    variants = dict(rules.get("variants") or ())
+    return "".join(variants.get(ch, ch) for ch in text) == unicodedata.normalize("NFC", marked)
 
 
 class OrthographicAccuracy(RateMetric):
