@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mt_eval.errors import UserError
@@ -14,7 +15,9 @@ TIER_STYLE = {
     "emerging": "dark_orange", "baseline": "red", "unscored": "dim",
 }
 SHOWN = ("chrf_plus_plus", "chrf", "bleu", "ter", "exact_match_rate", "length_ratio",
-         "equivalent_match_rate", "fst_acceptance_rate", "semantic_score")
+         "equivalent_match_rate", "fst_acceptance_rate", "morphological_accuracy", "orthographic_accuracy",
+         "semantic_score", "code_switching_rate", "hallucination_rate", "terminology_adherence",
+         "consistency_score", "compliance_index", "compliance_index_repaired", "repair_effectiveness")
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
@@ -47,19 +50,20 @@ def _scores_table(card: dict[str, Any]) -> Table:
     s = card["scores"]
     cis = s.get("confidence_intervals", {})
     table = Table(title="Scores", title_justify="left")
-    for col in ("metric", "value", "95% CI", "weight", "signature"):
+    for col in ("metric", "value", "95% CI", "weight"):
         table.add_column(col, overflow="fold")
     for metric_id in SHOWN:
+        if metric_id not in card["metrics"] and s.get(metric_id) is None:
+            continue  # a metric that does not apply to this language: the card holds its null
         info = card["metrics"].get(metric_id, {})
         ci = cis.get(metric_id)
         ci_text = f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]" if ci else ""
-        table.add_row(metric_id, _fmt(s.get(metric_id)), ci_text, _fmt(info.get("weight"), 3),
-                      info.get("signature") or "")
+        table.add_row(metric_id, _fmt(s.get(metric_id)), ci_text, _fmt(info.get("weight"), 3))
     ci = cis.get("composite")
     table.add_row("[bold]composite[/bold]", f"[bold]{_fmt(s['composite'])}[/bold]",
-                  f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]" if ci else "", "", "")
+                  f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]" if ci else "", "")
     tier = s["quality_tier"]
-    table.add_row("quality_tier", f"[{TIER_STYLE.get(tier, '')}]{tier}[/]", "", "", "")
+    table.add_row("quality_tier", f"[{TIER_STYLE.get(tier, '')}]{tier}[/]", "", "")
     return table
 
 
@@ -89,8 +93,8 @@ def _worst_table(card: dict[str, Any], n: int) -> Table:
     for col in ("id", "chrF++", "source", "reference", "predicted"):
         table.add_column(col, overflow="fold", max_width=None if col in ("id", "chrF++") else 40)
     for r in rows:
-        pred = f"[red]{r['error']}[/red]" if r.get("error") else r["predicted"]
-        table.add_row(str(r["entry_id"]), _fmt(r["entry_chrf"], 1), r["source"], r["reference"], pred)
+        pred = f"[red]{escape(r['error'])}[/red]" if r.get("error") else escape(r["predicted"])
+        table.add_row(str(r["entry_id"]), _fmt(r["entry_chrf"], 1), escape(r["source"]), escape(r["reference"]), pred)
     return table
 
 
@@ -100,6 +104,9 @@ def print_card(card: dict[str, Any], console: Console, *, worst: int = 5) -> Non
     fp = card.get("fingerprint", {}).get("hash", "")
     console.print(f"run {card['run_id']}  fingerprint {fp[:16]}…  hash {card.get('run_card_hash', '')[:16]}…")
     console.print(_scores_table(card))
+    for metric_id, info in card["metrics"].items():
+        if info.get("signature"):
+            console.print(f"  [dim]{metric_id}: {escape(info['signature'])}[/dim]", soft_wrap=True)
     for name in ("by_difficulty", "by_provenance", "by_register", "by_segment"):
         if card["scores"].get(name):
             console.print(_breakdown_table(name, card["scores"][name]))
