@@ -9,16 +9,26 @@ names an analyser this machine lacks is a ``UserError`` that says how to install
 from __future__ import annotations
 
 import shutil
+import subprocess
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import Any
 from pathlib import Path
 
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
 
 _BATCH_CHARS = 16_000  # input per round trip: well under a pipe buffer, so writes never block
+
+
+def stop_process(proc: subprocess.Popen[Any] | None) -> None:
+    """End a long-lived analyser process by closing its input, as its own EOF handling expects."""
+    if proc is not None and proc.poll() is None:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=10)
 
 
 class Analyser(ABC):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Sequence
 
-from mt_eval.analyzers.base import Analyser, _file_version
+from mt_eval.analyzers.base import Analyser, _file_version, stop_process
 
 
 class HfstAnalyser(Analyser):
@@ -55,8 +55,5 @@ class HfstAnalyser(Analyser):
         return result
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            self.proc.wait(timeout=10)
+        stop_process(self.proc)
         self.proc = None

@@ -13,7 +13,7 @@ import subprocess
 import threading
 from collections.abc import Sequence
 
-from mt_eval.analyzers.base import Analyser, _file_version
+from mt_eval.analyzers.base import Analyser, _file_version, stop_process
 
 _SPECIAL = re.compile(r"([\^$/<>@\[\]{}\\*])")
 _UNIT = re.compile(r"\^((?:[^$\\]|\\.)*)\$")
@@ -59,10 +59,7 @@ class NullFlushProcess:
         return b"".join(chunks).decode("utf-8")
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            self.proc.wait(timeout=10)
+        stop_process(self.proc)
         self.proc = None
 
 
