@@ -14,8 +14,8 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
