@@ -285,10 +285,12 @@ def show(
 
 def _mount_subcommands() -> None:
     from mt_eval.compare_cli import register
+    from mt_eval.html_report import register as register_html_report
     from mt_eval.languages.cli import register as register_languages
     from mt_eval.qa.cli import qa_app
 
     register(app)
+    register_html_report(app)
     register_languages(app)
     app.add_typer(qa_app, name="qa", help="Multilingual QA evaluation: EM, F1, RLC, RLC_OK, cost, CNBE.")
 
