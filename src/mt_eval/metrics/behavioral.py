@@ -22,7 +22,7 @@ from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import word_scripts, words
 from mt_eval.metrics.base import Level, MetricContext, Status
-from mt_eval.metrics.rates import RateMetric
+from mt_eval.metrics.rates import RateMetric, RatioMetric
 
 # --- equivalent match -------------------------------------------------------------------------
 
@@ -74,7 +74,7 @@ def _common_word(text: str, sentence_initial: bool) -> str:
     return text.lower()
 
 
-class CodeSwitching(RateMetric):
+class CodeSwitching(RatioMetric):
     """Share of output words in the source language (lower is better).
 
     Where the scripts differ, a word is source-language when its letters are in a source script
@@ -110,8 +110,6 @@ class CodeSwitching(RateMetric):
             rows.append((float(switched), float(len(ws))))
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
 
-    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
-        return tuple(self.statistics([hypothesis], ctx)[0])
 
 
 # --- terminology ------------------------------------------------------------------------------

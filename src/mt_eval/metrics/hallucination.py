@@ -20,7 +20,7 @@ from mt_eval.analyzers.lttoolbox import NullFlushProcess, escape, parse_units
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import words
 from mt_eval.metrics.base import MetricContext
-from mt_eval.metrics.rates import RateMetric
+from mt_eval.metrics.rates import RatioMetric
 
 CONTENT_TAGS = ("n", "vblex", "adj", "adv")
 
@@ -69,7 +69,7 @@ def lexicon_for(target: LanguageCard, source: LanguageCard) -> BilingualLexicon 
     return _lexicon(spec.partition(":")[2])
 
 
-class HallucinationRate(RateMetric):
+class HallucinationRate(RatioMetric):
     id = "hallucination_rate"
     higher_is_better = False
 
@@ -97,5 +97,3 @@ class HallucinationRate(RateMetric):
             rows.append((float(unsupported), float(content)))
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
 
-    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
-        raise NotImplementedError  # statistics() works on whole runs

@@ -16,7 +16,10 @@ from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import Level, MetricContext, Status
 
 
-class RateMetric(ABC):
+class RatioMetric(ABC):
+    """Statistics (numerator, denominator) per entry; value = Σnum / Σden. Subclasses that see the
+    whole run at once (one analyser pass over every word) implement ``statistics`` directly."""
+
     id = ""
     cost = 0.05  # relative extraction cost (see scoring.extraction): string comparisons are cheap
     scale = 1.0
@@ -28,12 +31,8 @@ class RateMetric(ABC):
         return True
 
     @abstractmethod
-    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
-        """(numerator, denominator) for one entry."""
-
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
-        rows = [self.pair(h, ctx, i) for i, h in enumerate(hypotheses)]
-        return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
+        """(n, 2) float64: numerator and denominator per entry."""
 
     def aggregate(self, sums: np.ndarray) -> np.ndarray:
         num, den = sums[..., 0], sums[..., 1]
@@ -42,6 +41,18 @@ class RateMetric(ABC):
 
     def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
         return self.aggregate(stats)
+
+
+class RateMetric(RatioMetric):
+    """A ratio metric computed entry by entry through ``pair``."""
+
+    @abstractmethod
+    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+        """(numerator, denominator) for one entry."""
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        rows = [self.pair(h, ctx, i) for i, h in enumerate(hypotheses)]
+        return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
 
 
 def normalize_text(text: str) -> str:

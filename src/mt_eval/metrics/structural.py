@@ -19,7 +19,7 @@ from mt_eval.analyzers.base import Analyser, analyser_for
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import Word, script_of, words
 from mt_eval.metrics.base import MetricContext
-from mt_eval.metrics.rates import RateMetric
+from mt_eval.metrics.rates import RateMetric, RatioMetric
 
 
 def _word_analyses(analyser: Analyser, ws: Sequence[Word]) -> list[tuple[str, ...]]:
@@ -46,7 +46,7 @@ def fst_details(hypothesis: str, card: LanguageCard) -> tuple[bool | None, list[
     return all(analyses), lines
 
 
-class FstAcceptance(RateMetric):
+class FstAcceptance(RatioMetric):
     """Accepted words / analysed words; per entry the same ratio over that entry's words."""
 
     id = "fst_acceptance_rate"
@@ -68,8 +68,6 @@ class FstAcceptance(RateMetric):
             rows.append((float(sum(1 for a in analyses if a)), float(len(ws))))
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
 
-    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
-        return tuple(self.statistics([hypothesis], ctx)[0])
 
 
 # --- morphological accuracy -------------------------------------------------------------------
