@@ -198,9 +198,8 @@ def _corrected(
             for i, (p_adj, _) in zip(finite, holm([ps[i] for i in finite], alpha), strict=True):
                 adjusted[i] = p_adj
         for result, name, p_adj in zip(results, names[1:], adjusted, strict=True):
-            # Strictly below alpha, as §8.2 states it for the uncorrected test.
             out.append(PairedComparison.from_result(
-                result, system=name, baseline=names[0], p_adjusted=p_adj, reject=bool(p_adj < alpha),
+                result, system=name, baseline=names[0], p_adjusted=p_adj,
                 correction=correction, higher_is_better=spec.higher_is_better,
             ))  # fmt: skip
     return out

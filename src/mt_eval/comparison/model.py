@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mt_eval.stats import ConfidenceInterval, PairedResult
+from mt_eval.stats import ConfidenceInterval, PairedResult, is_significant
 
 COMPOSITE = "composite"
 
@@ -73,11 +73,11 @@ class PairedComparison:
 
     @classmethod
     def from_result(
-        cls, result: PairedResult, *, system: str, baseline: str, p_adjusted: float, reject: bool,
+        cls, result: PairedResult, *, system: str, baseline: str, p_adjusted: float,
         correction: str, higher_is_better: bool | None,
     ) -> PairedComparison:
-        excludes_zero = math.isnan(result.ci_lower) or result.ci_lower > 0 or result.ci_upper < 0
-        significant = bool(reject and result.delta != 0 and excludes_zero and not math.isnan(result.p_value))
+        # the same §8.2 rule as the uncorrected test, applied to the corrected p-value
+        significant = is_significant(result.delta, p_adjusted, result.ci_lower, result.ci_upper, result.alpha)
         return cls(
             system=system, baseline=baseline, metric=result.metric, score_a=result.score_a,
             score_b=result.score_b, delta=result.delta, ci_lower=result.ci_lower, ci_upper=result.ci_upper,

@@ -261,7 +261,7 @@ def approximate_randomization_many(
         lo, hi = percentile_interval(ci_deltas[mid], alpha) if mid in ci_deltas else (np.nan, np.nan)
         out[mid] = PairedResult(
             mid, points_a[mid], points_b[mid], delta, lo, hi, p,
-            _significant(delta, p, lo, hi, alpha), APPROXIMATE_RANDOMIZATION, n_trials, alpha, seed,
+            is_significant(delta, p, lo, hi, alpha), APPROXIMATE_RANDOMIZATION, n_trials, alpha, seed,
         )  # fmt: skip
     return out
 
@@ -274,12 +274,12 @@ def _bootstrap_result(
     p = sacrebleu_bootstrap_p_value(delta, deltas)
     lo, hi = percentile_interval(deltas, alpha)
     return PairedResult(
-        mid, point_a, point_b, delta, lo, hi, p, _significant(delta, p, lo, hi, alpha),
+        mid, point_a, point_b, delta, lo, hi, p, is_significant(delta, p, lo, hi, alpha),
         PAIRED_BOOTSTRAP, int(deltas.shape[0]), alpha, seed,
     )  # fmt: skip
 
 
-def _significant(delta: float, p: float, lo: float, hi: float, alpha: float) -> bool:
+def is_significant(delta: float, p: float, lo: float, hi: float, alpha: float) -> bool:
     """Scoring Spec §8.2: p below alpha and, when an interval exists, the interval excludes zero.
 
     A zero observed difference is never significant. sacrebleu's strict ``>`` gives identical
