@@ -35,29 +35,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-NTREX = REPO.parent / "shared" / "data" / "ntrex128"
+from ntrex_common import NTREX, degrade, read_lines
+
 LANGS = ["spa", "deu", "fra", "por", "ita"]
 N_RESAMPLES = 1000
 REPEATS = 5
 MT_EVAL = [sys.executable, "-c", "from mt_eval.cli import main; main()"]
-
-
-def read_lines(path: Path) -> list[str]:
-    lines = path.read_text(encoding="utf-8").split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
-
-
-def degrade(index: int, line: str) -> str:
-    words = line.split()
-    kind = index % 4
-    if kind == 0:
-        words = [w for i, w in enumerate(words) if i % 3 != 2]
-    elif kind == 1 and len(words) > 1:
-        words[0], words[1] = words[1], words[0]
-    elif kind == 2:
-        words = words[:-1]
-    return " ".join(words)
 
 
 def drop_third(line: str, offset: int) -> str:

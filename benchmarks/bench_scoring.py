@@ -29,32 +29,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-NTREX = REPO.parent / "shared" / "data" / "ntrex128"
+from ntrex_common import NTREX, degrade, read_lines
+
 LANGS = [("spa", "es"), ("deu", "de"), ("fra", "fr"), ("por", "pt"), ("ita", "it")]
 N_RESAMPLES = 1000
 # what the issue specifies and the peer computes (plus chrF); language-aware metrics are benchmarked elsewhere
 METRICS = ["chrf_plus_plus", "chrf", "bleu", "ter"]
 WIDTH = 12  # decimals sacrebleu prints; scores are compared at this precision
 SACRE_KEYS = {"chrF2++": "chrf_plus_plus", "BLEU": "bleu", "TER": "ter"}
-
-
-def read_lines(path: Path) -> list[str]:
-    lines = path.read_text(encoding="utf-8").split("\n")
-    return lines[:-1] if lines and lines[-1] == "" else lines
-
-
-def degrade(index: int, line: str) -> str:
-    """Four kinds of damage in rotation, so scores are realistic rather than 0 or 100."""
-    words = line.split()
-    kind = index % 4
-    if kind == 0:
-        words = [w for i, w in enumerate(words) if i % 3 != 2]
-    elif kind == 1 and len(words) > 1:
-        words[0], words[1] = words[1], words[0]
-    elif kind == 2:
-        words = words[:-1]
-    return " ".join(words)
 
 
 def prepare(tmp: Path) -> list[dict[str, Any]]:
