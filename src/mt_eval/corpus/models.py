@@ -86,6 +86,3 @@ class Dataset(BaseModel):
     entries: list[Entry]
     sha256: str
     path: str = ""
-
-    def select(self, ids: set[int]) -> Dataset:
-        return self.model_copy(update={"entries": [e for e in self.entries if e.id in ids]})

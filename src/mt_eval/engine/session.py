@@ -18,10 +18,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from mt_eval.engine.runner import EngineStats, read_journal, request_for
 from mt_eval.errors import UserError
 
-LLM_KEYS = ("model", "provider", "base_url", "api_key_env", "temperature", "max_tokens", "seed",
-            "system_prompt_file", "coaching_file", "batch_size", "concurrency", "max_retries", "timeout_s",
-            "cache_path", "pricing_file", "validator", "fst_retries")
-
 
 def invocation_for_resume(run_dir: Path) -> dict[str, Any]:
     header, _ = read_journal(run_dir / "journal.jsonl")
