@@ -100,6 +100,8 @@ class Result(_Open):
     latency_seconds: float
     usage: Usage
     error: str | None = None
+    variants: list[str] = Field(default_factory=list)
+    morphological_analysis: str | None = None
     metrics: dict[str, float | None] = Field(default_factory=dict)
 
 
@@ -135,6 +137,8 @@ class RunCard(_Open):
     method_config: MethodConfig
     dataset: DatasetRef
     profile: Literal["A", "B"]
+    analyser_skipped: str | None = None  # the analyser spec a --skip-analyser run left out
+    terminology: dict[str, list[str]] | None = None
     fingerprint: Fingerprint
     scores: dict[str, Any]
     cost: dict[str, Any]

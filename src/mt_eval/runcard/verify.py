@@ -74,7 +74,7 @@ def verify_card(card: dict[str, Any]) -> list[str]:
         problems.append(f"dataset.entry_count: card says {card['dataset']['entry_count']}, results has {len(ids)}")
     try:
         fresh = _rescore(card)
-    except (ValidationError, UserError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValidationError, UserError, ValueError, KeyError, TypeError) as exc:
         return [*problems, f"results: cannot be rescored ({str(exc).splitlines()[0]})"]
     for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):
         for key, value in row.items():
