@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,16 +14,11 @@ from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method, Translation
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
+from mt_eval.runcard.io import load_card, write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
 from mt_eval.scoring.intervals import BootstrapConfig
 
-
-def write_card(card: dict[str, Any], path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(card, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)  # atomic: a reader never sees half a card
-    return path
+__all__ = ["RunInterrupted", "evaluate", "load_card", "score_predictions"]
 
 
 class RunInterrupted(Exception):
@@ -140,16 +134,3 @@ def score_predictions(dataset: Dataset, predictions: str | Path, **kwargs: Any) 
     from mt_eval.methods.predictions import PredictionsMethod
 
     return evaluate(dataset, PredictionsMethod(predictions, dataset), **kwargs)
-
-
-def load_card(path: str | Path) -> dict[str, Any]:
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("run card not found", file=str(p)) from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"not valid JSON (line {exc.lineno}, column {exc.colno})", file=str(p)) from None
-    if not isinstance(data, dict):
-        raise UserError("a run card is a JSON object", file=str(p))
-    return data

@@ -13,21 +13,13 @@ import pytest
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
-from mt_eval.html_report import register, render_html
+from mt_eval.render.html import render_html
 
 runner = CliRunner()
 N = 30
 EVIL = "<script>alert(1)</script> & Tom & Jerry"
 EVIL_ERROR = "<b>timeout</b> & boom"
 VOID = {"meta", "br", "input", "img", "link", "hr", "wbr", "col", "source"}
-
-
-def _has_report_command() -> bool:
-    return any((c.name or getattr(c.callback, "__name__", "")) == "report" for c in app.registered_commands)
-
-
-if not _has_report_command():  # until the lead mounts it in cli._mount_subcommands
-    register(app)
 
 
 class Page(HTMLParser):

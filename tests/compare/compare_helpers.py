@@ -11,12 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from data_paths import NTREX as NTREX  # re-exported for conftest
 from mt_eval.api import evaluate
 from mt_eval.corpus import load_text_pair
 from mt_eval.corpus.models import Dataset
 from mt_eval.methods.registry import build_method
 
-NTREX = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ntrex128"
 N_LINES = 300
 
 

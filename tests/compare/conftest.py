@@ -86,10 +86,7 @@ def apertium_cards(tmp_path_factory: pytest.TempPathFactory, ntrex_text) -> dict
 
 @pytest.fixture(scope="session")
 def cli_app():
-    """The real ``mt-eval`` app with ``compare`` on it (registered here until cli.py does it)."""
+    """The real ``mt-eval`` app."""
     from mt_eval.cli import app
-    from mt_eval.compare_cli import register
 
-    if not any(cmd.name == "compare" for cmd in app.registered_commands):
-        register(app)
     return app

@@ -32,8 +32,8 @@ def test_render_reads_direction(cards) -> None:
     from compare_helpers import load
     from rich.console import Console
 
-    from mt_eval.compare_cli import render
     from mt_eval.comparison import compare
+    from mt_eval.render.compare import render
 
     result = compare([load(cards["a"]), load(cards["b"]), load(cards["near_a"])], names=["a", "b", "near_a"],
                      metrics=["ter", "chrf"], n_resamples=300)  # fmt: skip

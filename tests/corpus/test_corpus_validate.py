@@ -7,7 +7,8 @@ from pathlib import Path
 from corpus_helpers import entry, envelope, write_json
 from rich.console import Console
 
-from mt_eval.corpus import load_corpus, load_text_pair, render_summary, summarize
+from mt_eval.corpus import load_corpus, load_text_pair, summarize
+from mt_eval.render.corpus import render_summary
 
 
 def _spec_complete_corpus() -> list[dict[str, object]]:

@@ -7,17 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from shared_paths import SHARED_DATA  # tests/shared_paths.py: <repo>/../shared
+from data_paths import XQUAD
 
 # The fake OpenAI server lives with the provider tests (tests/providers/fake_openai.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
 
-XQUAD = SHARED_DATA / "xquad"
-
 
 @pytest.fixture(scope="session")
 def xquad_dir() -> Path:
-    """The read-only XQuAD checkout next to the repository (``<repo>/../shared/data/xquad``)."""
-    if not (XQUAD / "xquad.en.json").is_file():
-        pytest.skip(f"XQuAD data not found at {XQUAD}")
+    """XQuAD as checked in under ``tests/data/xquad`` (five languages whole, seven sliced)."""
     return XQUAD

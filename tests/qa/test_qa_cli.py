@@ -9,7 +9,7 @@ import pytest
 from qa_helpers import write_jsonl
 from typer.testing import CliRunner, Result
 
-from mt_eval.qa.cli import qa_app
+from mt_eval.cli import app
 
 GOLD = [
     {"id": "q1", "question": "Capital of China?", "answers": ["北京"], "lang": "zh"},
@@ -19,7 +19,7 @@ GOLD = [
 
 
 def invoke(*args: str) -> Result:
-    return CliRunner().invoke(qa_app, list(args))
+    return CliRunner().invoke(app, ["qa", *args])
 
 
 @pytest.fixture

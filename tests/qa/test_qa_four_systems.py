@@ -28,7 +28,7 @@ import pytest
 from qa_helpers import write_jsonl
 from typer.testing import CliRunner
 
-from mt_eval.qa.cli import qa_app
+from mt_eval.cli import app
 
 GOLD = [
     {"id": "q1", "question": "Who won?", "answers": ["Denver Broncos"], "lang": "en"},
@@ -84,7 +84,7 @@ def run(tmp_path: Path) -> tuple[str, dict[str, object], Path]:
             "--per-sample", str(tmp_path / "samples.jsonl"), "--n-resamples", "200"]  # fmt: skip
     for name, rows in SYSTEMS.items():
         args.append(f"{name}={write_jsonl(tmp_path / f'{name}.jsonl', rows)}")
-    result = CliRunner().invoke(qa_app, args)
+    result = CliRunner().invoke(app, ["qa", *args])
     assert result.exit_code == 0, result.output
     return result.stdout, json.loads((tmp_path / "metrics.json").read_text("utf-8")), tmp_path
 

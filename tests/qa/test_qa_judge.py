@@ -11,8 +11,8 @@ from fake_openai import FakeOpenAI, Fault
 from qa_helpers import write_jsonl
 from typer.testing import CliRunner
 
+from mt_eval.cli import app
 from mt_eval.providers import Endpoint, OpenAICompatClient, ProviderError, RetryPolicy
-from mt_eval.qa.cli import qa_app
 from mt_eval.qa.judge import (
     JudgeCache,
     JudgeItem,
@@ -143,12 +143,12 @@ def test_compare_with_judge_reports_semantic_score(tmp_path: Path) -> None:
         args = ["compare", "--gold", str(gold), "--baseline", "direct", f"direct={direct}", f"rag={rag}",
                 "--judge-model", "judge/model", "--judge-base-url", server.base_url,
                 "--judge-api-key-env", "FAKE_JUDGE_KEY", "--judge-cache", str(cache), "--out", str(out)]  # fmt: skip
-        result = CliRunner().invoke(qa_app, args, env={"FAKE_JUDGE_KEY": "sk-local"})
+        result = CliRunner().invoke(app, ["qa", *args], env={"FAKE_JUDGE_KEY": "sk-local"})
         assert result.exit_code == 0, result.output
         assert len(server.requests) == 5  # q1 "11年" is the same answer in both systems: asked once
         assert all(r.headers["Authorization"] == "Bearer sk-local" for r in server.requests)
 
-        again = CliRunner().invoke(qa_app, args, env={"FAKE_JUDGE_KEY": "sk-local"})
+        again = CliRunner().invoke(app, ["qa", *args], env={"FAKE_JUDGE_KEY": "sk-local"})
         assert again.exit_code == 0, again.output
         assert len(server.requests) == 6  # everything cached except the unparsable reply
     assert "sk-local" not in result.output and "sk-local" not in out.read_text("utf-8")
@@ -169,7 +169,7 @@ def test_rejected_key_is_one_line_exit_2(tmp_path: Path) -> None:
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
     preds = write_jsonl(tmp_path / "p.jsonl", [{"id": "q1", "prediction": "11年"}])
     with FakeOpenAI(api_key="right") as server:
-        result = CliRunner().invoke(qa_app, [
+        result = CliRunner().invoke(app, ["qa",
             "score", "--gold", str(gold), "--predictions", str(preds), "--judge-model", "m",
             "--judge-base-url", server.base_url, "--judge-api-key-env", "K", "--judge-cache", "",
         ], env={"K": "wrong-secret"})  # fmt: skip

@@ -1,6 +1,7 @@
-"""What ``mt-eval run`` does around the engine: resume bookkeeping, the plan, budget, progress bar.
+"""What ``mt-eval run`` does around the engine: resume bookkeeping, the request plan and the budget.
 
-Kept out of ``cli.py`` so the command stays a list of options. The run's options (never the API
+Kept out of the CLI so the command stays a list of options (the bar and the plan's text are in
+``render/progress.py``). The run's options (never the API
 key: only the *name* of the variable holding it) are stored in the journal header, so
 ``mt-eval run --resume runs/<run_id>`` rebuilds exactly the same corpus selection and method.
 """
@@ -12,10 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-from mt_eval.engine.runner import EngineStats, read_journal, request_for
+from mt_eval.engine.runner import read_journal, request_for
 from mt_eval.errors import UserError
 
 
@@ -43,17 +41,6 @@ def plan_for(method: Any, dataset: Any, skip: set[int]) -> dict[str, Any] | None
     return dict(planner([request_for(e, src, tgt) for e in dataset.entries if e.id not in skip]))
 
 
-def print_plan(plan: dict[str, Any], console: Console) -> None:
-    cost = plan.get("est_cost_usd")
-    console.print(
-        f"plan: {plan['entries']} entries in {plan['requests']} requests (batch size {plan['batch_size']}, "
-        f"{plan['concurrency']} in flight); estimated {plan['est_prompt_tokens']:,} prompt + "
-        f"{plan['est_completion_tokens']:,} completion tokens; estimated cost "
-        + (f"${cost:.4f}" if cost is not None else "unknown (model not in the pricing table)")
-        + f" (pricing: {plan['pricing']})" + (f"; {plan['note']}" if plan.get("note") else ""),
-        highlight=False, soft_wrap=True)
-
-
 def check_budget(plan: dict[str, Any] | None, budget: float | None, yes: bool,
                  confirm: Callable[[str], bool]) -> None:
     """Ask before a run estimated above ``--budget-usd``; without a terminal, refuse unless -y."""
@@ -70,25 +57,3 @@ def check_budget(plan: dict[str, Any] | None, budget: float | None, yes: bool,
         raise UserError(f"estimated cost ${cost:.4f} exceeds --budget-usd {budget:.4f}", hint="pass -y to run anyway")
     if not confirm(question):
         raise UserError("not run: over budget")
-
-
-class RunProgress:
-    """A rich bar: done/total, errors, retries, tokens and cost so far (to stderr)."""
-
-    def __init__(self, console: Console, name: str, total: int) -> None:
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("errors {task.fields[errors]} · retries {task.fields[retries]} · "
-                              "{task.fields[tokens]} tokens · ${task.fields[cost]}"), TimeElapsedColumn())
-        self.bar = Progress(*columns, console=console, transient=True)
-        self.task = self.bar.add_task(name, total=total, errors=0, retries=0, tokens="0", cost="0.0000")
-
-    def __enter__(self) -> RunProgress:
-        self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.__exit__(None, None, None)
-
-    def __call__(self, s: EngineStats) -> None:
-        self.bar.update(self.task, completed=s.done, errors=s.errors, retries=s.retries,
-                        tokens=f"{s.tokens:,}", cost=f"{s.cost_usd:.4f}")

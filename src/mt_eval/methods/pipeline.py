@@ -25,6 +25,8 @@ from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, Trans
 from mt_eval.methods.llm import LLMMethod
 from mt_eval.providers.openai_compat import ProviderError
 
+DEFAULT_FST_RETRIES = 2  # validator rejections answered with feedback before the entry is kept as is
+
 
 @runtime_checkable
 class Validator(Protocol):
@@ -85,7 +87,7 @@ def load_validator(spec: str) -> Validator:
 class ValidateRetryMethod:
     """Wraps an :class:`LLMMethod` (which owns the client, cache and batching)."""
 
-    def __init__(self, translator: LLMMethod, validator: Validator, fst_retries: int = 2) -> None:
+    def __init__(self, translator: LLMMethod, validator: Validator, fst_retries: int = DEFAULT_FST_RETRIES) -> None:
         if fst_retries < 0:
             raise UserError("--fst-retries must be ≥ 0")
         self.translator, self.validator, self.fst_retries = translator, validator, fst_retries

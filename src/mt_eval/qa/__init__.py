@@ -1,6 +1,6 @@
 """Multilingual QA evaluation (the QA metrics spec): EM, F1, RLC, RLC_OK, Cost, CNBE, Semantic Score.
 
-``mt_eval.qa.cli.qa_app`` is the ``mt-eval qa`` sub-command; :func:`run_qa` is the same run as a
+``mt_eval.cli.qa.qa_app`` is the ``mt-eval qa`` sub-command; :func:`run_qa` is the same run as a
 function. See ``docs/qa.md`` for the metric definitions and the documented spec discrepancies.
 """
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mt_eval.htmlreport.assets import CSS, JS
-from mt_eval.htmlreport.render import (
+from mt_eval.render.html.assets import CSS, JS
+from mt_eval.render.html.parts import (
     BREAKDOWNS,
     DOMAIN,
     EXTRA_SCORES,

@@ -10,7 +10,7 @@ from html import escape
 from typing import Any
 
 from mt_eval.errors import UserError
-from mt_eval.htmlreport.assets import TIER_COLOURS
+from mt_eval.render.html.assets import TIER_COLOURS
 
 LABELS = {"chrf_plus_plus": "chrF++", "chrf": "chrF", "bleu": "BLEU", "ter": "TER", "comet_score": "COMET"}
 # Extra scores a card may carry without a metrics entry; drawn on a 0–1 scale unless listed in metrics.

@@ -1,8 +1,8 @@
 """``mt-eval qa``: score one QA system, or compare several against a baseline.
 
 A typer sub-application that the main CLI mounts (``app.add_typer(qa_app, name="qa")``). The
-commands only parse options, call :func:`mt_eval.qa.run.run_qa` and print; every user mistake
-arrives as a ``UserError`` and leaves as one line on stderr with exit code 2, never a traceback.
+commands only parse options, call :func:`mt_eval.qa.run.run_qa` and print; a ``UserError`` leaves
+through the root group's one error path (one line, exit 2).
 """
 
 from __future__ import annotations
@@ -13,19 +13,17 @@ from typing import Annotated
 
 import typer
 
+from mt_eval.cli.common import BOOTSTRAP, sub_app
 from mt_eval.errors import UserError
 from mt_eval.qa.evaluate import BootstrapConfig
 from mt_eval.qa.metrics import DEFAULT_RLC_THRESHOLD
 from mt_eval.qa.report import QAReport, format_statistics, format_summary, metrics_document, per_sample_rows, warnings
-from mt_eval.qa.run import DEFAULT_JUDGE_CACHE, JudgeConfig, RunOptions, parse_system_spec, run_qa
-from mt_eval.stats import DEFAULT_SEED
+from mt_eval.qa.run import JudgeConfig, RunOptions, parse_system_spec, run_qa
 
-qa_app = typer.Typer(
-    name="qa",
-    help="Multilingual QA evaluation: EM, F1, RLC, RLC_OK, Cost, CNBE and an optional LLM semantic score.",
-    no_args_is_help=True,
-    add_completion=False,
-)
+JUDGE = JudgeConfig(model="")  # the judge options' defaults
+
+qa_app = sub_app("qa", "Multilingual QA evaluation: EM, F1, RLC, RLC_OK, Cost, CNBE and an optional LLM "
+                 "semantic score.")
 
 Gold = Annotated[Path, typer.Option("--gold", help="Gold QA data: SQuAD v1.1 JSON or JSONL.")]
 Lang = Annotated[
@@ -38,7 +36,7 @@ OnlyPredicted = Annotated[
     bool,
     typer.Option("--only-predicted", help="Score only questions every system answered (default: all gold)."),
 ]
-Resamples = Annotated[int, typer.Option("--n-resamples", min=1, help="Bootstrap resamples.")]
+Resamples = Annotated[int, typer.Option("--bootstrap", "-b", "--n-resamples", min=1, help="Bootstrap resamples.")]
 Alpha = Annotated[float, typer.Option("--alpha", help="Significance level / 1 - CI level.")]
 Seed = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
 JudgeModel = Annotated[
@@ -105,35 +103,31 @@ def score(
     per_sample: PerSample = None,
     rlc_threshold: Threshold = DEFAULT_RLC_THRESHOLD,
     only_predicted: OnlyPredicted = False,
-    n_resamples: Resamples = 1000,
-    alpha: Alpha = 0.05,
-    seed: Seed = DEFAULT_SEED,
+    n_resamples: Resamples = BOOTSTRAP.n_resamples,
+    alpha: Alpha = BOOTSTRAP.alpha,
+    seed: Seed = BOOTSTRAP.seed,
     judge_model: JudgeModel = None,
     judge_provider: JudgeProvider = None,
     judge_base_url: JudgeBaseUrl = None,
     judge_api_key_env: JudgeKeyEnv = None,
-    judge_cache: JudgeCachePath = DEFAULT_JUDGE_CACHE,
-    judge_concurrency: JudgeConcurrency = 8,
-    judge_temperature: JudgeTemperature = 0.0,
+    judge_cache: JudgeCachePath = JUDGE.cache_path or "",
+    judge_concurrency: JudgeConcurrency = JUDGE.concurrency,
+    judge_temperature: JudgeTemperature = JUDGE.temperature,
 ) -> None:
     """Score one system's predictions against gold QA data."""
-    try:
-        systems = [(system, predictions)]
-        baseline = None
-        if baseline_predictions is not None:
-            baseline = "baseline" if system != "baseline" else "baseline-system"
-            systems.insert(0, (baseline, baseline_predictions))
-        options = RunOptions(
-            lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
-            bootstrap=BootstrapConfig(n_resamples, alpha, seed),
-            judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
-                         judge_concurrency, judge_temperature),
-        )  # fmt: skip
-        report = run_qa(gold, systems, options, baseline=baseline, report=[system])
-        _emit(report, out, per_sample)
-    except UserError as exc:
-        typer.echo(f"error: {exc.one_line()}", err=True)
-        raise typer.Exit(2) from None
+    systems = [(system, predictions)]
+    baseline = None
+    if baseline_predictions is not None:
+        baseline = "baseline" if system != "baseline" else "baseline-system"
+        systems.insert(0, (baseline, baseline_predictions))
+    options = RunOptions(
+        lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
+        bootstrap=BootstrapConfig(n_resamples, alpha, seed),
+        judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
+                     judge_concurrency, judge_temperature),
+    )  # fmt: skip
+    report = run_qa(gold, systems, options, baseline=baseline, report=[system])
+    _emit(report, out, per_sample)
 
 
 @qa_app.command("compare")
@@ -146,28 +140,24 @@ def compare(
     per_sample: PerSample = None,
     rlc_threshold: Threshold = DEFAULT_RLC_THRESHOLD,
     only_predicted: OnlyPredicted = False,
-    n_resamples: Resamples = 1000,
-    alpha: Alpha = 0.05,
-    seed: Seed = DEFAULT_SEED,
+    n_resamples: Resamples = BOOTSTRAP.n_resamples,
+    alpha: Alpha = BOOTSTRAP.alpha,
+    seed: Seed = BOOTSTRAP.seed,
     judge_model: JudgeModel = None,
     judge_provider: JudgeProvider = None,
     judge_base_url: JudgeBaseUrl = None,
     judge_api_key_env: JudgeKeyEnv = None,
-    judge_cache: JudgeCachePath = DEFAULT_JUDGE_CACHE,
-    judge_concurrency: JudgeConcurrency = 8,
-    judge_temperature: JudgeTemperature = 0.0,
+    judge_cache: JudgeCachePath = JUDGE.cache_path or "",
+    judge_concurrency: JudgeConcurrency = JUDGE.concurrency,
+    judge_temperature: JudgeTemperature = JUDGE.temperature,
 ) -> None:
     """Compare several systems on the same gold data, with CNBE and paired tests against a baseline."""
-    try:
-        parsed = [parse_system_spec(s) for s in systems]
-        options = RunOptions(
-            lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
-            bootstrap=BootstrapConfig(n_resamples, alpha, seed),
-            judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
-                         judge_concurrency, judge_temperature),
-        )  # fmt: skip
-        report = run_qa(gold, parsed, options, baseline=baseline)
-        _emit(report, out, per_sample)
-    except UserError as exc:
-        typer.echo(f"error: {exc.one_line()}", err=True)
-        raise typer.Exit(2) from None
+    parsed = [parse_system_spec(s) for s in systems]
+    options = RunOptions(
+        lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
+        bootstrap=BootstrapConfig(n_resamples, alpha, seed),
+        judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
+                     judge_concurrency, judge_temperature),
+    )  # fmt: skip
+    report = run_qa(gold, parsed, options, baseline=baseline)
+    _emit(report, out, per_sample)

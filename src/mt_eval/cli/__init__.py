@@ -1,0 +1,61 @@
+"""The ``mt-eval`` command line: this module only assembles the commands.
+
+Each command lives in its own module and raises ``UserError`` for anything the user can fix;
+``common.GuardedGroup`` (the root group) turns that into one line and an exit code for every
+command at once. Rendering is in ``mt_eval.render``; the work itself in the domain packages.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from mt_eval import __version__
+from mt_eval.cli import cards, compare, languages, qa, run
+from mt_eval.cli.common import GuardedGroup, err, out
+
+app = typer.Typer(
+    name="mt-eval",
+    cls=GuardedGroup,
+    help="Evaluate translation methods reproducibly: corpus → method → metrics → sealed run card.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"mt-eval {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors (anywhere on the line).")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Global options; ``--debug`` itself is read by ``GuardedGroup`` before parsing."""
+
+
+app.command("run")(run.run)
+app.command("score")(run.score)
+app.command("validate")(cards.validate)
+app.command("verify")(cards.verify)
+app.command("show")(cards.show)
+app.command("report")(cards.report)
+app.command("compare", help=compare.HELP)(compare.compare_command)
+app.command("languages")(languages.languages)
+app.add_typer(qa.qa_app, name="qa")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        err.print("[yellow]interrupted[/yellow]")
+        sys.exit(130)

@@ -1,0 +1,93 @@
+"""``mt-eval compare``: is one system really better than another on this corpus?"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Annotated, cast
+
+import typer
+from rich.console import Console
+
+from mt_eval.cli.common import BOOTSTRAP, AlphaOpt, BootOpt, JsonOpt, SeedOpt, err, opt, out
+from mt_eval.comparison import Comparison, compare
+from mt_eval.comparison.engine import Correction, Method
+from mt_eval.errors import UserError
+from mt_eval.render.compare import render
+from mt_eval.runcard.io import load_card
+
+AR_TRIALS = 10_000  # approximate-randomisation trials; enough for p to two significant digits at 0.01
+
+
+def run_compare(
+    cards: Sequence[Path],
+    *,
+    metrics: list[str] | None = None,
+    n_resamples: int = BOOTSTRAP.n_resamples,
+    alpha: float = BOOTSTRAP.alpha,
+    seed: int = BOOTSTRAP.seed,
+    paired_ar: bool = False,
+    n_trials: int = AR_TRIALS,
+    correction: str = "holm",
+    as_json: bool = False,
+    console: Console | None = None,
+    status: Console | None = None,
+) -> Comparison:
+    """Load the cards, compare them with the first, and print tables (or JSON on stdout).
+
+    ``status`` (a terminal console, normally stderr) shows a spinner while the cards' statistics
+    are loaded.
+    """
+    if correction not in ("holm", "none"):
+        raise UserError(f"unknown --correction '{correction}' (use holm or none)")
+    method: Method = "approx-rand" if paired_ar else "bootstrap"
+    loaded = [load_card(path) for path in cards]
+    spinner = status.status(f"loading {len(loaded)} run cards…") if status is not None else nullcontext()
+    with spinner:
+        result = compare(
+            loaded, metrics=metrics, n_resamples=n_resamples, alpha=alpha, seed=seed, method=method,
+            correction=cast(Correction, correction), n_trials=n_trials, sources=[str(p) for p in cards],
+        )  # fmt: skip
+    if as_json:
+        # Plain print: rich would wrap long lines and colour the JSON.
+        print(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+    else:
+        render(result, console or Console())
+    return result
+
+
+HELP = "\n\n".join([
+    "Compare systems with a BASELINE on the same corpus: each score with its confidence interval, the "
+    "difference from the baseline with a paired significance test, and Holm correction when several "
+    "systems face one baseline.",
+    "The first card is the baseline. All cards must cover the same corpus and entries (dataset.sha256 "
+    "and entry ids) with the same profile; the cards alone are enough. A difference is marked * only "
+    "when its (Holm-adjusted) p-value is below --alpha and the interval of the difference excludes "
+    "zero. TER is lower-is-better: a negative Δ reads as better.",
+    "Example: mt-eval compare runs/apertium.json runs/llm.json runs/llm-coached.json "
+    "--metric chrf++ --metric ter --bootstrap 2000",
+    "Example (scripts): mt-eval compare base.json new.json --json | jq '.paired[] | select(.significant)'",
+])
+
+
+def compare_command(
+    cards: Annotated[list[Path], typer.Argument(
+        help="Run cards: the BASELINE first, then one or more systems.", metavar="BASELINE.json SYSTEM.json...",
+        show_default=False)],
+    metric: Annotated[list[str] | None, opt(
+        "Only this metric (repeatable): chrf_plus_plus (chrf++), chrf, bleu, ter, exact_match_rate, "
+        "length_ratio, composite. Default: all but length_ratio, plus composite.", "--metric", "-m")] = None,
+    bootstrap: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
+    paired_ar: Annotated[bool, opt("Approximate randomisation instead of the paired bootstrap.",
+                                   "--paired-ar")] = False,
+    trials: Annotated[int, opt("Approximate-randomisation trials (with --paired-ar).")] = AR_TRIALS,
+    correction: Annotated[str, opt("Multiple-comparison correction: holm or none.")] = "holm",
+    as_json: JsonOpt = False,
+) -> None:
+    run_compare(
+        cards, metrics=metric or None, n_resamples=bootstrap, alpha=alpha, seed=seed, paired_ar=paired_ar,
+        n_trials=trials, correction=correction, as_json=as_json, console=out,
+        status=err if err.is_terminal else None,
+    )  # fmt: skip

@@ -1,0 +1,186 @@
+"""``mt-eval run`` and ``mt-eval score``: a method (or an output file) over a corpus → sealed run card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mt_eval.cli.common import (
+    BOOTSTRAP,
+    DEFAULT_CACHE_PATH,
+    DEFAULT_RUNS_DIR,
+    LLM,
+    AlphaOpt,
+    BootOpt,
+    ConditionOpt,
+    CorpusOpt,
+    DifficultyOpt,
+    IdsOpt,
+    OutOpt,
+    RefFileOpt,
+    RunsDirOpt,
+    SeedOpt,
+    SegmentOpt,
+    SkipOpt,
+    SrcFileOpt,
+    SrcLangOpt,
+    TermOpt,
+    TgtLangOpt,
+    bootstrap_config,
+    err,
+    opt,
+    out,
+    path_str,
+)
+from mt_eval.errors import UserError
+from mt_eval.methods.pipeline import DEFAULT_FST_RETRIES
+from mt_eval.stats.config import BootstrapConfig
+
+
+def load_selection(
+    corpus: Path | None, source_file: Path | None, reference_file: Path | None,
+    source_lang: str | None, target_lang: str | None,
+    segment: str | None = None, ids: str | None = None, difficulty: str | None = None,
+) -> tuple[Any, Any, dict[str, Any]]:
+    """(full dataset, selected dataset, selection); methods are built on the full corpus so that
+    a plain-text predictions file stays aligned with corpus order whatever is selected."""
+    from mt_eval.corpus import load_corpus, load_text_pair, select_entries
+
+    if corpus is not None:
+        dataset = load_corpus(corpus, source_lang=source_lang, target_lang=target_lang)
+    elif source_file and reference_file:
+        if not (source_lang and target_lang):
+            raise UserError("--source-file/--reference-file need --source-lang and --target-lang")
+        dataset = load_text_pair(source_file, reference_file, source_lang, target_lang)
+    else:
+        raise UserError("give --corpus FILE, or --source-file and --reference-file")
+    selection = {k: v for k, v in {"segment": segment, "ids": ids, "difficulty": difficulty}.items() if v}
+    selected = select_entries(dataset, segment=segment, ids=ids, difficulty=difficulty) if selection else dataset
+    return dataset, selected, selection
+
+
+def _evaluate(full: Any, dataset: Any, method_spec: str, condition: str, runs_dir: Path,
+              out_path: Path | None, selection: dict[str, Any], bootstrap: BootstrapConfig,
+              llm: dict[str, Any] | None = None, resume: Path | None = None, invocation: dict[str, Any] | None = None,
+              dry_run: bool = False, budget: float | None = None, yes: bool = False,
+              scoring: dict[str, Any] | None = None) -> None:
+    from mt_eval.api import RunInterrupted, evaluate
+    from mt_eval.engine.session import check_budget, finished_ids, plan_for
+    from mt_eval.methods.registry import build_method
+    from mt_eval.render.card import print_summary
+    from mt_eval.render.progress import RunProgress, print_plan
+
+    method = build_method(method_spec, dataset=full, llm_options=llm)
+    plan = plan_for(method, dataset, finished_ids(resume))
+    if plan is not None and (dry_run or budget is not None):
+        print_plan(plan, out)
+    if dry_run:
+        if plan is None:
+            out.print(f"plan: {len(dataset.entries)} entries; method {method.identity.name} makes no paid requests")
+        return
+    check_budget(plan, budget, yes, lambda q: typer.confirm(q, default=False))
+    with RunProgress(err, method.identity.name, len(dataset.entries)) as tick:
+        try:
+            card, path = evaluate(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
+                                  selection=selection, progress=tick, bootstrap=bootstrap, resume=resume,
+                                  invocation=invocation, **(scoring or {}))
+        except RunInterrupted as exc:
+            err.print(f"[yellow]interrupted:[/yellow] {exc.done} of {exc.total} entries finished and saved in "
+                      f"{exc.run_dir}/journal.jsonl; resume with: mt-eval run --resume {exc.run_dir}",
+                      highlight=False, soft_wrap=True)
+            raise typer.Exit(130) from None
+    print_summary(card, out)
+    out.print(f"run card: [bold]{path}[/bold]")
+
+
+def run(
+    method: Annotated[str | None, opt("llm, coached, pipeline:validate-retry, apertium:PAIR or predictions:PATH.",
+                                      "--method", "-m")] = None,
+    corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
+    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
+    segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
+    condition: ConditionOpt = "default", runs_dir: RunsDirOpt = DEFAULT_RUNS_DIR, out_path: OutOpt = None,
+    n_boot: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
+    model: Annotated[str | None, opt("LLM model slug, e.g. openai/gpt-4o-mini.")] = None,
+    provider: Annotated[str | None, opt("openrouter (default) or openai.")] = LLM.provider,
+    base_url: Annotated[str | None, opt("Any OpenAI-compatible server (vLLM, Ollama, llama.cpp).")] = LLM.base_url,
+    api_key_env: Annotated[str | None, opt("Environment variable holding the API key.")] = LLM.api_key_env,
+    temperature: Annotated[float, opt("Sampling temperature.")] = LLM.temperature,
+    max_tokens: Annotated[int | None, opt("Completion token limit per request.")] = LLM.max_tokens,
+    llm_seed: Annotated[int | None, opt("Sampling seed sent to the provider.", "--llm-seed")] = LLM.seed,
+    system_prompt: Annotated[Path | None, opt("System prompt FILE (default: built-in template).")] = None,
+    coaching: Annotated[Path | None, opt("Coaching data FILE (method 'coached').")] = None,
+    batch_size: Annotated[int, opt("Entries per request (answers verified per entry id).")] = LLM.batch_size,
+    concurrency: Annotated[int, opt("Requests in flight at once.")] = LLM.concurrency,
+    max_retries: Annotated[int, opt("HTTP retries per request (429, 5xx, timeouts).")] = LLM.max_retries,
+    timeout: Annotated[float, opt("Seconds per HTTP request before it counts as a timeout.")] = LLM.timeout_s,
+    validator: Annotated[str | None, opt("pipeline validator: wordlist:FILE or plugin:module:Factory.")] = None,
+    fst_retries: Annotated[int, opt("pipeline: retries after a validator rejection.")] = DEFAULT_FST_RETRIES,
+    cache: Annotated[Path, opt("SQLite response cache.")] = DEFAULT_CACHE_PATH,
+    no_cache: Annotated[bool, opt("Neither read nor write the response cache.", "--no-cache")] = False,
+    pricing: Annotated[Path | None, opt("Pricing table JSON (USD per million tokens).")] = None,
+    dry_run: Annotated[bool, opt("Print the plan (requests, tokens, cost) and exit.", "--dry-run")] = False,
+    budget_usd: Annotated[float | None, opt("Ask before runs estimated above this.", "--budget-usd")] = None,
+    yes: Annotated[bool, opt("Do not ask (budget confirmation).", "--yes", "-y")] = False,
+    resume: Annotated[Path | None, opt("Finish an interrupted run: --resume runs/<run_id>.")] = None,
+    skip_analyser: SkipOpt = False, terminology: TermOpt = None,
+) -> None:
+    """Run a translation METHOD over a corpus and write a sealed run card.
+
+    Examples:
+
+      mt-eval run --corpus examples/ntrex128-eng-spa.json --method apertium:eng-spa
+
+      mt-eval run -c corpus.json --method llm --model openai/gpt-4o-mini --batch-size 10 --concurrency 16
+    """
+    if resume is not None:
+        from mt_eval.engine.session import invocation_for_resume
+
+        inv = invocation_for_resume(resume)
+    else:
+        if method is None:
+            raise UserError("give --method (or --resume runs/<run_id>)")
+        llm = {"model": model, "provider": provider, "base_url": base_url, "api_key_env": api_key_env,
+               "temperature": temperature, "max_tokens": max_tokens, "seed": llm_seed,
+               "system_prompt_file": path_str(system_prompt), "coaching_file": path_str(coaching),
+               "batch_size": batch_size, "concurrency": concurrency, "max_retries": max_retries,
+               "timeout_s": timeout, "cache_path": None if no_cache else str(cache),
+               "pricing_file": path_str(pricing), "validator": validator, "fst_retries": fst_retries}
+        inv = {"method": method, "corpus": path_str(corpus), "source_file": path_str(source_file),
+               "reference_file": path_str(reference_file), "source_lang": source_lang, "target_lang": target_lang,
+               "segment": segment, "ids": ids, "difficulty": difficulty, "condition": condition,
+               "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
+               "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology)}}
+    p = lambda key: Path(inv[key]) if inv.get(key) else None  # noqa: E731
+    full, dataset, selection = load_selection(p("corpus"), p("source_file"), p("reference_file"),
+                                              inv.get("source_lang"), inv.get("target_lang"), inv.get("segment"),
+                                              inv.get("ids"), inv.get("difficulty"))
+    _evaluate(full, dataset, inv["method"], inv["condition"], Path(inv["runs_dir"]), p("out"), selection,
+              bootstrap_config(*inv["bootstrap"]), llm=inv["llm"], resume=resume, invocation=inv, dry_run=dry_run,
+              budget=budget_usd, yes=yes, scoring=inv.get("scoring"))
+
+
+def score(
+    predictions: Annotated[Path, opt("System outputs: JSONL {entry_id, predicted} or one line per entry.",
+                                     "--predictions", "-p")],
+    corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
+    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
+    segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
+    condition: ConditionOpt = "default", runs_dir: RunsDirOpt = DEFAULT_RUNS_DIR, out_path: OutOpt = None,
+    n_boot: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
+    skip_analyser: SkipOpt = False, terminology: TermOpt = None,
+) -> None:
+    """Score an existing system output file against a corpus (the same card as `run`).
+
+    Example:
+
+      mt-eval score --source-file src.txt --reference-file ref.txt --source-lang en --target-lang es
+      --predictions hyp.txt -o card.json
+    """
+    full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
+                                              segment, ids, difficulty)
+    _evaluate(full, dataset, f"predictions:{predictions}", condition, runs_dir, out_path, selection,
+              bootstrap_config(n_boot, alpha, seed),
+              scoring={"skip_analyser": skip_analyser, "terminology": path_str(terminology)})

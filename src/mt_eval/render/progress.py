@@ -1,0 +1,43 @@
+"""Terminal rendering of a run in progress: the request plan and the live progress bar (stderr)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mt_eval.engine.runner import EngineStats
+
+
+def print_plan(plan: dict[str, Any], console: Console) -> None:
+    cost = plan.get("est_cost_usd")
+    console.print(
+        f"plan: {plan['entries']} entries in {plan['requests']} requests (batch size {plan['batch_size']}, "
+        f"{plan['concurrency']} in flight); estimated {plan['est_prompt_tokens']:,} prompt + "
+        f"{plan['est_completion_tokens']:,} completion tokens; estimated cost "
+        + (f"${cost:.4f}" if cost is not None else "unknown (model not in the pricing table)")
+        + f" (pricing: {plan['pricing']})" + (f"; {plan['note']}" if plan.get("note") else ""),
+        highlight=False, soft_wrap=True)
+
+
+class RunProgress:
+    """A rich bar: done/total, errors, retries, tokens and cost so far (to stderr)."""
+
+    def __init__(self, console: Console, name: str, total: int) -> None:
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("errors {task.fields[errors]} · retries {task.fields[retries]} · "
+                              "{task.fields[tokens]} tokens · ${task.fields[cost]}"), TimeElapsedColumn())
+        self.bar = Progress(*columns, console=console, transient=True)
+        self.task = self.bar.add_task(name, total=total, errors=0, retries=0, tokens="0", cost="0.0000")
+
+    def __enter__(self) -> RunProgress:
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.__exit__(None, None, None)
+
+    def __call__(self, s: EngineStats) -> None:
+        self.bar.update(self.task, completed=s.done, errors=s.errors, retries=s.retries,
+                        tokens=f"{s.tokens:,}", cost=f"{s.cost_usd:.4f}")

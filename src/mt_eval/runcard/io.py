@@ -1,0 +1,72 @@
+"""Reading and writing run cards: atomic writes, and loads that refuse hostile files with one line.
+
+A card is read as bytes, decoded strictly as UTF-8 and parsed as JSON; anything else (a directory,
+binary junk, a JSON array) is a ``UserError`` naming the file. ``migrate`` is the one place where
+a card of an older ``schema_version`` is brought up to the current one before anything reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mt_eval.errors import UserError
+from mt_eval.runcard.model import SCHEMA_VERSION
+
+# schema_version -> function returning the card at the next version (none yet: 2.0 is the first
+# version this harness writes). A migrated card keeps its original bytes' hash semantics: the seal
+# is checked on the card as written, so migrations only ever *read* old cards.
+MIGRATIONS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MAX_CARD_BYTES = 2 * 1024**3  # a card larger than this is not something we wrote
+
+
+def migrate(card: dict[str, Any], *, file: str | None = None) -> dict[str, Any]:
+    """Bring ``card`` to :data:`SCHEMA_VERSION`; an unknown version is refused, not guessed."""
+    version = str(card.get("schema_version", ""))
+    seen: set[str] = set()
+    while version != SCHEMA_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None or version in seen:
+            raise UserError(f"unknown run card schema_version {version!r} (this harness reads {SCHEMA_VERSION})",
+                            file=file, field="schema_version")
+        seen.add(version)
+        card = step(card)
+        version = str(card.get("schema_version", ""))
+    return card
+
+
+def load_card(path: str | Path) -> dict[str, Any]:
+    """The card at ``path`` as a dict at the current schema version."""
+    p = Path(path)
+    if p.is_dir():
+        raise UserError("is a directory, not a run card", file=str(p), hint="give the run_card.json inside it")
+    try:
+        if p.stat().st_size > MAX_CARD_BYTES:
+            raise UserError("too large to be a run card", file=str(p))
+        text = p.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise UserError("run card not found", file=str(p)) from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"not UTF-8 text (byte {exc.start}); a run card is JSON", file=str(p)) from None
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror or exc}", file=str(p)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"not valid JSON (line {exc.lineno}, column {exc.colno})", file=str(p)) from None
+    except RecursionError:
+        raise UserError("JSON nested too deeply to be a run card", file=str(p)) from None
+    if not isinstance(data, dict):
+        raise UserError("a run card is a JSON object", file=str(p))
+    return migrate(data, file=str(p))
+
+
+def write_card(card: dict[str, Any], path: Path) -> Path:
+    """Write atomically: a reader (or a crash) never sees half a card."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(card, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
