@@ -1,4 +1,4 @@
-"""Shared fixtures: the real NTREX-128 data in ``<repo>/../shared/data`` (skipped when absent)."""
+"""Shared fixtures: the real NTREX-128 data checked in under ``tests/data/ntrex128``."""
 
 from __future__ import annotations
 
@@ -6,15 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from shared_paths import SHARED_DATA
+from data_paths import NTREX
 
 
 @pytest.fixture(scope="session")
 def ntrex_dir() -> Path:
-    path = SHARED_DATA / "ntrex128"
-    if not (path / "newstest2019-src.eng.txt").is_file():
-        pytest.skip(f"shared NTREX-128 data not found at {path}")
-    return path
+    """The NTREX-128 folder; the data ships with the repository, so it is never skipped."""
+    return NTREX
 
 
 def read_lines(path: Path, n: int | None = None) -> list[str]:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus_helpers import shared_data_dir
+
+from data_paths import NTREX
 
 
 @pytest.fixture
 def ntrex() -> Path:
-    """The real NTREX-128 files; skipped (with the reason) where the shared data is absent."""
-    data = shared_data_dir()
-    if data is None or not (data / "ntrex128" / "newstest2019-src.eng.txt").is_file():
-        pytest.skip("shared NTREX-128 data not found at <repo>/../shared/data/ntrex128")
-    return data / "ntrex128"
+    """The real NTREX-128 files (``tests/data/ntrex128``, in the repository: never skipped)."""
+    return NTREX

@@ -1,4 +1,4 @@
-"""Helpers for corpus tests: real-data location and small corpus builders.
+"""Helpers for corpus tests: small corpus builders.
 
 A uniquely named module (not ``conftest``) so ``import`` cannot pick up another package's
 conftest in this ``__init__``-free test layout.
@@ -14,16 +14,6 @@ import pytest
 
 from mt_eval.corpus import load_corpus
 from mt_eval.errors import CorpusError
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def shared_data_dir() -> Path | None:
-    """The project's shared real data: ``<repo>/../shared/data`` (or ``<repo>/shared/data``)."""
-    for base in (REPO.parent / "shared", REPO / "shared"):
-        if (base / "data").is_dir():
-            return base / "data"
-    return None
 
 
 def entry(i: int, **fields: Any) -> dict[str, Any]:

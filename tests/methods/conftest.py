@@ -5,14 +5,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
+from data_paths import NTREX
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 
-REPO = Path(__file__).resolve().parents[2]
-NTREX = REPO.parent / "shared" / "data" / "ntrex128"
 PAIR = "eng-spa"
 
 
@@ -38,10 +36,8 @@ def apertium_pair() -> str:
 
 @pytest.fixture(scope="session")
 def ntrex_sources() -> list[str]:
-    """The 1,997 English NTREX-128 segments from ../shared/data (skipped when absent)."""
+    """The 1,997 English NTREX-128 segments (``tests/data/ntrex128``, in the repository)."""
     path = NTREX / "newstest2019-src.eng.txt"
-    if not path.is_file():
-        pytest.skip(f"NTREX-128 data not found at {path}")
     lines = path.read_text(encoding="utf-8").split("\n")
     return lines[:-1] if lines[-1] == "" else lines
 

@@ -15,5 +15,5 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
 
 @pytest.fixture(scope="session")
 def xquad_dir() -> Path:
-    """XQuAD as checked in under ``tests/data/xquad`` (five languages whole, seven sliced)."""
+    """XQuAD as checked in under ``tests/data/xquad`` (six languages whole, six sliced)."""
     return XQUAD

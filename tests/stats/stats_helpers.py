@@ -2,19 +2,20 @@
 
 sacrebleu already works on per-sentence sufficient statistics, so ``_extract_corpus_statistics``
 gives the ``(n, k)`` matrix and ``_compute_score_from_stats`` the aggregate (looped over rows: slow
-but exactly sacrebleu's arithmetic). Real text comes from the shared NTREX-128 copy.
+but exactly sacrebleu's arithmetic). Real text comes from the NTREX-128 copy in
+``tests/data/ntrex128``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric as SacreMetric
 
-NTREX = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ntrex128"
+from data_paths import NTREX as NTREX  # re-exported for conftest
+
 N_LINES = 300
 
 
