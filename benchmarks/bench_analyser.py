@@ -1,6 +1,8 @@
 """Analyser throughput on NTREX Spanish references: mt-eval (cold and warm) beside raw lt-proc.
 
 Prints words/second; the goal for warm (memoised) analysis is >= 50,000 words/s.
+Run: ``.venv/bin/python benchmarks/bench_analyser.py [--data DIR]`` (``--data``: another NTREX-128
+folder; default ``tests/data/ntrex128``, where the Spanish references are whole).
 """
 
 from __future__ import annotations
@@ -8,19 +10,19 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
+
+from ntrex_common import data_dir, reference
 
 from mt_eval.analyzers.base import open_analyser
 from mt_eval.languages.card import language_card
 from mt_eval.languages.words import words
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ntrex128" / "newstest2019-ref.spa.txt"
-
 
 def main() -> int:
+    path = data_dir(__doc__, [reference("spa")]) / reference("spa")
     card = language_card("es")
     assert card.analyser
-    ws = [w.text for line in DATA.read_text(encoding="utf-8").splitlines() for w in words(line, card)]
+    ws = [w.text for line in path.read_text(encoding="utf-8").splitlines() for w in words(line, card)]
     analyser = open_analyser(card.analyser)
     t = time.perf_counter()
     analyser.analyse_many(ws)

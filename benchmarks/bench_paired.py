@@ -21,7 +21,8 @@ Timed, with the peer measured in the same run:
               metrics=["chrf"])``, which rebuilds only the metrics compared.
 
 Each figure is printed with its ratio to the peer; chrF's p-value is checked against sacrebleu's.
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_paired.py``.
+Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_paired.py [--data DIR]`` (``--data``: another
+NTREX-128 folder; default ``tests/data/ntrex128``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ntrex_common import NTREX, degrade, read_lines
+from ntrex_common import SOURCE, data_dir, degrade, read_lines, reference
 
 LANGS = ["spa", "deu", "fra", "por", "ita"]
 N_RESAMPLES = 1000
@@ -52,10 +53,10 @@ def write(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def prepare(tmp: Path) -> dict[str, Path]:
+def prepare(ntrex: Path, tmp: Path) -> dict[str, Path]:
     """The concatenated corpus, two close systems, and their cards."""
-    src_lines = read_lines(NTREX / "newstest2019-src.eng.txt")
-    refs = [line for lang in LANGS for line in read_lines(NTREX / f"newstest2019-ref.{lang}.txt")]
+    src_lines = read_lines(ntrex / SOURCE)
+    refs = [line for lang in LANGS for line in read_lines(ntrex / reference(lang))]
     a = [degrade(i, r) for i, r in enumerate(refs)]
     b = [drop_third(r, 1) if i % 100 == 0 else h for i, (r, h) in enumerate(zip(refs, a, strict=True))]
     paths = {"src": write(tmp / "src.en", src_lines * len(LANGS)), "ref": write(tmp / "ref.txt", refs),
@@ -127,11 +128,9 @@ def chrf_only(paths: dict[str, Path]) -> tuple[float, float]:
 
 
 def main() -> int:
-    if not (NTREX / "newstest2019-src.eng.txt").is_file():
-        print(f"skipped: NTREX-128 not found at {NTREX}")
-        return 0
+    ntrex = data_dir(__doc__, [SOURCE, *(reference(lang) for lang in LANGS)])
     with tempfile.TemporaryDirectory() as tmp:
-        paths = prepare(Path(tmp))
+        paths = prepare(ntrex, Path(tmp))
         n = len(read_lines(paths["ref"]))
         t_peer, p_peer = peer(paths)
         t_e2e, t_cmp, phases, result = ours(paths)

@@ -16,7 +16,8 @@ that load on a shared machine hits both sides alike:
 
 Prints both times and their ratios (goal: ours ≤ 0.75 × sacrebleu) and checks that chrF++, BLEU
 and TER are identical to sacrebleu's to the 12 decimals it prints. Exit status 0 unless a score
-differs. Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_scoring.py``.
+differs. Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_scoring.py [--data DIR]``
+(``--data``: another NTREX-128 folder; default ``tests/data/ntrex128``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ntrex_common import NTREX, degrade, read_lines
+from ntrex_common import SOURCE, data_dir, degrade, read_lines, reference
 
 LANGS = [("spa", "es"), ("deu", "de"), ("fra", "fr"), ("por", "pt"), ("ita", "it")]
 N_RESAMPLES = 1000
@@ -39,11 +40,11 @@ WIDTH = 12  # decimals sacrebleu prints; scores are compared at this precision
 SACRE_KEYS = {"chrF2++": "chrf_plus_plus", "BLEU": "bleu", "TER": "ter"}
 
 
-def prepare(tmp: Path) -> list[dict[str, Any]]:
-    src = NTREX / "newstest2019-src.eng.txt"
+def prepare(ntrex: Path, tmp: Path) -> list[dict[str, Any]]:
+    src = ntrex / SOURCE
     jobs = []
     for iso3, code in LANGS:
-        ref = NTREX / f"newstest2019-ref.{iso3}.txt"
+        ref = ntrex / reference(iso3)
         hyp = tmp / f"hyp.{iso3}"
         hyp.write_text("\n".join(degrade(i, s) for i, s in enumerate(read_lines(ref))) + "\n", encoding="utf-8")
         jobs.append({"lang": code, "src": str(src), "ref": str(ref), "hyp": str(hyp)})
@@ -114,14 +115,12 @@ def worker(mode: str, src: str, ref: str, hyp: str, lang: str) -> None:
 
 
 def main() -> int:
-    if not (NTREX / "newstest2019-src.eng.txt").is_file():
-        print(f"skipped: NTREX-128 not found at {NTREX}")
-        return 0
+    ntrex = data_dir(__doc__, [SOURCE, *(reference(iso3) for iso3, _ in LANGS)])
     totals = {"sacrebleu": 0.0, "current": 0.0}
     phases: dict[str, dict[str, float]] = {"current": {}}
     mismatches: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        jobs = prepare(Path(tmp))
+        jobs = prepare(ntrex, Path(tmp))
         for job in jobs:
             t_sacre, sacre = run_sacrebleu(job)
             t_cur, cur = run_ours(job, "current")
