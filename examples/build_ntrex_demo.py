@@ -27,7 +27,7 @@ from itertools import combinations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = HERE.parent.parent / "shared" / "data" / "ntrex128"
+DEFAULT_DATA = HERE.parent / "tests" / "data" / "ntrex128"  # the repository's copy: source, Spanish and doc ids whole
 DEFAULT_OUT = HERE / "ntrex128-eng-spa.json"
 CREATED = "2026-11-21"  # fixed, so rebuilding gives identical bytes (and the same dataset SHA-256)
 STRIDE = 5
