@@ -4,6 +4,7 @@
 function. See ``docs/qa.md`` for the metric definitions and the documented spec discrepancies.
 """
 
+from mt_eval.languages.scripts import LANGUAGE_SCRIPTS, SCRIPTS, language_scripts
 from mt_eval.qa.data import GoldItem, GoldSet, Prediction, load_gold, load_predictions
 from mt_eval.qa.metrics import (
     DDOF,
@@ -19,7 +20,6 @@ from mt_eval.qa.metrics import (
     rlc_binary,
 )
 from mt_eval.qa.run import JudgeConfig, RunOptions, run_qa
-from mt_eval.qa.scripts import LANGUAGE_SCRIPTS, SCRIPTS, language_scripts
 
 __all__ = [
     "DDOF",

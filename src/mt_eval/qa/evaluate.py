@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mt_eval.errors import UserError
+from mt_eval.languages.scripts import language_scripts
 from mt_eval.qa.data import GoldItem, Prediction
 from mt_eval.qa.judge import JudgeItem, JudgeParseError, SemanticJudge
 from mt_eval.qa.metrics import (
@@ -28,7 +29,6 @@ from mt_eval.qa.metrics import (
     compute_rlc,
     mean_std,
 )
-from mt_eval.qa.scripts import language_scripts
 from mt_eval.stats import bootstrap_ci, paired_bootstrap, resample_counts
 from mt_eval.stats.config import BootstrapConfig
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mt_eval.qa.scripts import is_character_tokenised, is_kept, is_neutral, language_scripts, script_of
+from mt_eval.languages.scripts import is_kept, is_neutral, language_scripts, primary_subtag, script_of
 
 #: Spec §4: an answer is language-consistent when RLC ≥ 0.6.
 DEFAULT_RLC_THRESHOLD = 0.6
@@ -25,6 +25,14 @@ DEFAULT_RLC_THRESHOLD = 0.6
 #: Population standard deviation (numpy's default). The spec's metrics.json example pins it:
 #: rlc_ok = 0.8 over n = 10 binary samples is reported with std 0.4 = sqrt(0.8 · 0.2).
 DDOF = 0
+
+#: Languages whose F1 is computed over characters (spec §2: zh, ja and their regional tags).
+CHARACTER_TOKENISED = frozenset({"zh", "ja"})
+
+
+def is_character_tokenised(lang: str) -> bool:
+    """Whether F1 splits this language into characters instead of whitespace tokens."""
+    return primary_subtag(lang) in CHARACTER_TOKENISED
 
 
 def normalize_text(text: str) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
+from mt_eval.languages.scripts import language_scripts
 from mt_eval.providers.openai_compat import (
     Endpoint,
     OpenAICompatClient,
@@ -37,7 +38,6 @@ from mt_eval.qa.evaluate import (
 from mt_eval.qa.judge import JudgeCache, SemanticJudge
 from mt_eval.qa.metrics import DDOF, DEFAULT_RLC_THRESHOLD
 from mt_eval.qa.report import QAReport
-from mt_eval.qa.scripts import language_scripts
 
 DEFAULT_JUDGE_CACHE = ".mt-eval-cache/qa-judge.sqlite"
 

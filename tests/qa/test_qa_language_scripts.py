@@ -1,23 +1,25 @@
-"""Character classes: the spec's 22 scripts and the languages they cover."""
+"""Character classes (``languages/scripts.py``): the QA spec's 22 scripts and the languages they cover."""
 
 from __future__ import annotations
 
 import pytest
 
 from mt_eval.errors import UserError
-from mt_eval.qa.scripts import (
+from mt_eval.languages.card import all_cards
+from mt_eval.languages.scripts import (
     HAN,
     HANGUL,
     KANA,
     LANGUAGE_SCRIPTS,
     LATIN,
     SCRIPTS,
-    is_character_tokenised,
+    code_scripts,
     is_kept,
     language_scripts,
     primary_subtag,
     script_of,
 )
+from mt_eval.qa.metrics import is_character_tokenised
 
 XQUAD_LANGS = ["ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh"]
 
@@ -73,3 +75,22 @@ def test_unknown_language_is_a_user_error_listing_choices() -> None:
         language_scripts("klingon")
     assert "zh" in info.value.one_line()
     assert len(LANGUAGE_SCRIPTS) > 100
+
+
+def test_language_cards_and_the_script_table_agree() -> None:
+    """One truth: for every shipped card the table knows, the table's scripts are among the card's."""
+    checked = 0
+    for code, card in all_cards().items():
+        card_scripts = code_scripts(card.scripts)
+        if card_scripts is None or primary_subtag(code) not in LANGUAGE_SCRIPTS:
+            continue  # Ethiopic, Canadian syllabics: not among the 22; or a card-only language
+        assert language_scripts(code) <= card_scripts, code
+        checked += 1
+    assert checked >= 20
+
+
+def test_a_language_only_a_card_knows_takes_the_cards_scripts() -> None:
+    assert "sm" not in LANGUAGE_SCRIPTS and "sm" in all_cards()  # Samoan: a card, not in the table
+    assert language_scripts("sm") == {LATIN}
+    with pytest.raises(UserError):
+        language_scripts("iu")  # a card, but Canadian syllabics are not among the 22 scripts

@@ -1,13 +1,19 @@
-"""Writing systems: the spec's 22 scripts, character classification and language → script tables.
+"""Writing systems: 22 scripts by Unicode block, character classification, language -> script(s).
 
 The QA spec keeps "digits and the characters of 22 languages" when normalising answers, and RLC
 asks whether a character "belongs to the target language". Both questions are really about
-*scripts*: we classify every character by Unicode block into one of 22 scripts and map each
-language to the script(s) it is written in. A table of code-point ranges (searched with bisect and
-memoised per character) is used instead of ``unicodedata`` script properties because the
-standard library has none, and because an explicit table is what the documentation can list.
+*scripts*: every character is classified by Unicode block into one of 22 scripts and each language
+maps to the script(s) it is written in. A table of code-point ranges (searched with bisect and
+memoised per character) is used instead of ``unicodedata`` script properties because the standard
+library has none, and because an explicit table is what the documentation can list.
 
-Script-level classification cannot tell English from German (both Latin) — RLC is a measure of
+It lives in ``languages/`` because scripts are a property of languages, not of QA: the language
+cards declare theirs as ISO 15924 codes, and :func:`code_scripts` maps those codes onto this table
+(a test checks the two agree for every shipped card). A language the table does not list is looked
+up in the cards. ``languages/words.py`` still classifies card scripts by Unicode character name;
+moving it onto :func:`script_of` is left to that module's owner (NOTE for words.py).
+
+Script-level classification cannot tell English from German (both Latin) -- RLC is a measure of
 "answered in the right writing system", which is what catches a model replying in English to a
 Thai question.
 """
@@ -183,17 +189,31 @@ LANGUAGE_SCRIPTS: dict[str, frozenset[str]] = {
 }
 LANGUAGE_SCRIPTS["ja"] = frozenset({HAN, KANA})
 
-#: BCP-47 script subtags we honour (``sr-Latn``, ``zh-Hant``, ``uz-Cyrl``).
-_SUBTAG_SCRIPTS: dict[str, str] = {
-    "latn": LATIN, "grek": GREEK, "cyrl": CYRILLIC, "armn": ARMENIAN, "geor": GEORGIAN,
-    "hebr": HEBREW, "arab": ARABIC, "deva": DEVANAGARI, "beng": BENGALI, "guru": GURMUKHI,
-    "gujr": GUJARATI, "taml": TAMIL, "telu": TELUGU, "knda": KANNADA, "mlym": MALAYALAM,
-    "thai": THAI, "laoo": LAO, "khmr": KHMER, "mymr": MYANMAR, "hans": HAN, "hant": HAN,
-    "hani": HAN, "kore": HANGUL,
+#: ISO 15924 codes (BCP-47 script subtags such as ``sr-Latn``, and the language cards' ``scripts``)
+#: -> the table's scripts. Jpan and Kore are the ISO "mixed" codes Japanese and Korean cards use.
+ISO15924: dict[str, frozenset[str]] = {
+    code: frozenset(scripts) for code, scripts in {
+        "Latn": {LATIN}, "Grek": {GREEK}, "Cyrl": {CYRILLIC}, "Armn": {ARMENIAN}, "Geor": {GEORGIAN},
+        "Hebr": {HEBREW}, "Arab": {ARABIC}, "Deva": {DEVANAGARI}, "Beng": {BENGALI}, "Guru": {GURMUKHI},
+        "Gujr": {GUJARATI}, "Taml": {TAMIL}, "Telu": {TELUGU}, "Knda": {KANNADA}, "Mlym": {MALAYALAM},
+        "Thai": {THAI}, "Laoo": {LAO}, "Khmr": {KHMER}, "Mymr": {MYANMAR}, "Hans": {HAN}, "Hant": {HAN},
+        "Hani": {HAN}, "Hira": {KANA}, "Kana": {KANA}, "Hrkt": {KANA}, "Hang": {HANGUL},
+        "Jpan": {HAN, KANA}, "Kore": {HANGUL, HAN},
+    }.items()
 }  # fmt: skip
+_SUBTAGS = {code.lower(): scripts for code, scripts in ISO15924.items()}
+_SUBTAGS["kore"] = frozenset({HANGUL})  # ko-Kore: Hangul is what RLC expects, as for plain ko
 
-#: Languages whose F1 is computed over characters (the spec: zh, ja and their regional tags).
-CHARACTER_TOKENISED = frozenset({"zh", "ja"})
+
+def code_scripts(codes: tuple[str, ...] | list[str]) -> frozenset[str] | None:
+    """The table's scripts for ISO 15924 codes (a card's ``scripts``); None if any is not in the table."""
+    out: set[str] = set()
+    for code in codes:
+        scripts = ISO15924.get(code)
+        if scripts is None:
+            return None
+        out |= scripts
+    return frozenset(out)
 
 
 def primary_subtag(lang: str) -> str:
@@ -205,20 +225,25 @@ def language_scripts(lang: str) -> frozenset[str]:
     """The script(s) a language tag is written in; raises UserError for an unknown language."""
     parts = lang.strip().lower().replace("_", "-").split("-")
     for sub in parts[1:]:
-        if sub in _SUBTAG_SCRIPTS:
+        if sub in _SUBTAGS:
             if parts[0] == "ja":
                 return LANGUAGE_SCRIPTS["ja"]
-            return frozenset({_SUBTAG_SCRIPTS[sub]})
-    scripts = LANGUAGE_SCRIPTS.get(parts[0])
+            return _SUBTAGS[sub]
+    scripts = LANGUAGE_SCRIPTS.get(parts[0]) or _card_scripts(parts[0])
     if scripts is None:
         raise UserError(
             f"unknown language '{lang}'",
             field="lang",
-            hint=f"supported: {', '.join(sorted(LANGUAGE_SCRIPTS))}",
+            hint=f"supported: {', '.join(sorted(LANGUAGE_SCRIPTS))}, or a language card's code",
         )
     return scripts
 
 
-def is_character_tokenised(lang: str) -> bool:
-    """Whether F1 splits this language into characters instead of whitespace tokens."""
-    return primary_subtag(lang) in CHARACTER_TOKENISED
+def _card_scripts(code: str) -> frozenset[str] | None:
+    """A language the table lacks, from its language card (only if all its scripts are tabled)."""
+    from mt_eval.languages.card import all_cards  # cards load files: only when the table has no answer
+
+    for card in all_cards().values():
+        if code == card.code.lower() or code in (a.lower() for a in card.aliases):
+            return code_scripts(card.scripts)
+    return None
