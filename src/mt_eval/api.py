@@ -12,7 +12,7 @@ from mt_eval.corpus.models import Dataset
 from mt_eval.engine.runner import Journal, Progress, read_journal, run_method
 from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
-from mt_eval.methods.base import Method, Translation
+from mt_eval.methods.base import Method, Translation, as_method
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import load_card, write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
@@ -75,6 +75,7 @@ def evaluate(
     from mt_eval.languages.card import without_analyser
     from mt_eval.metrics.behavioral import load_terminology
 
+    method = as_method(method)  # a plugin with identity and translate only gets the declared defaults
     target = language_card(dataset.info.target_language)
     source = language_card(dataset.info.source_language)
     if skip_analyser:
@@ -117,7 +118,7 @@ def evaluate(
     cost_known = None not in sources and "unknown" not in sources
     info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {}, warnings=warnings,
                    bootstrap=bootstrap or BootstrapConfig(), cost_known=cost_known,
-                   cost_source=_cost_source(sources) if hasattr(method, "plan") else None)
+                   cost_source=_cost_source(sources) if method.plan([]) is not None else None)
     card = build_card(dataset, method.identity, translations, info, target, source, terms)
     path = Path(out) if out else run_dir / "run_card.json"
     return card, write_card(card, path)

@@ -77,7 +77,8 @@ def test_a_later_scheme_is_one_function(monkeypatch: pytest.MonkeyPatch, make_da
 
     register_scheme("plugin", factory, "plugin:MODULE:CLASS")
     method = build_method("plugin:my_pkg.methods:Echo", dataset=make_dataset([1]))
-    assert isinstance(method, Echo)
+    assert method.identity is Echo.identity  # a two-member plugin gets the protocol's defaults
+    assert method.plan([]) is None and method.batch_size is None and method.retries == 0
     assert seen == ["my_pkg.methods:Echo"]
     with pytest.raises(MethodError, match=r"plugin:MODULE:CLASS"):
         build_method("nope:x", dataset=make_dataset([1]))

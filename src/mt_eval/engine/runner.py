@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.corpus.models import Dataset, Entry
-from mt_eval.methods.base import Method, Translation, TranslationRequest, Usage
+from mt_eval.methods.base import Method, Translation, TranslationRequest, Usage, as_method
 
 
 @dataclass
@@ -148,18 +148,18 @@ async def run_method(
     chunk_size: int = 100,
 ) -> tuple[list[Translation], float]:
     """Translate every entry not already ``done`` (successfully); returns all, in corpus order."""
+    method = as_method(method)
     kept = {i: t for i, t in (done or {}).items() if t.error is None}
     requests = [request_for(e, source_language, target_language) for e in dataset.entries if e.id not in kept]
-    size = int(getattr(method, "batch_size", 0) or chunk_size)
-    slots = getattr(method, "concurrency", None)
-    workers = max(1, 4 * int(slots)) if slots else 1
+    size = method.batch_size or chunk_size
+    slots = method.concurrency
+    workers = max(1, 4 * slots) if slots else 1
     queue: asyncio.Queue[list[TranslationRequest]] = asyncio.Queue()
     for i in range(0, len(requests), size):
         queue.put_nowait(requests[i : i + size])
     log = Journal(journal) if isinstance(journal, Path) else journal
     stats = EngineStats(total=len(dataset.entries), done=len(kept), resumed=len(kept))
     results: dict[int, Translation] = dict(kept)
-    method_stats = getattr(method, "stats", None)
 
     async def worker() -> None:
         while True:
@@ -176,15 +176,13 @@ async def run_method(
                 stats.cost_usd += t.usage.cost_usd
             stats.done += len(got)
             stats.errors += sum(1 for t in got if t.error)
-            stats.retries = int(getattr(method_stats, "retries", 0))
+            stats.retries = method.retries
             if progress:
                 progress(stats)
 
-    opener, closer = getattr(method, "open", None), getattr(method, "close", None)
     start = time.perf_counter()
     try:
-        if opener:
-            await opener()
+        await method.open()
         tasks = [asyncio.create_task(worker()) for _ in range(min(workers, max(1, queue.qsize())))]
         try:
             await asyncio.gather(*tasks)
@@ -192,8 +190,7 @@ async def run_method(
             for task in tasks:
                 task.cancel()
     finally:
-        if closer:
-            await closer()
+        await method.close()
         if log and log is not journal:
             log.close()
     return [results[e.id] for e in dataset.entries], time.perf_counter() - start

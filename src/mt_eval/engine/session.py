@@ -15,6 +15,7 @@ from typing import Any
 
 from mt_eval.engine.runner import read_journal, request_for
 from mt_eval.errors import UserError
+from mt_eval.methods.base import Method
 
 
 def invocation_for_resume(run_dir: Path) -> dict[str, Any]:
@@ -32,13 +33,10 @@ def finished_ids(run_dir: Path | None) -> set[int]:
     return {i for i, t in done.items() if t.error is None}
 
 
-def plan_for(method: Any, dataset: Any, skip: set[int]) -> dict[str, Any] | None:
-    """The request plan of a method that can make one (LLM methods), for the entries still to do."""
-    planner = getattr(method, "plan", None)
-    if planner is None:
-        return None
+def plan_for(method: Method, dataset: Any, skip: set[int]) -> dict[str, Any] | None:
+    """The request plan for the entries still to do; None for a method that makes no paid requests."""
     src, tgt = dataset.info.source_language, dataset.info.target_language
-    return dict(planner([request_for(e, src, tgt) for e in dataset.entries if e.id not in skip]))
+    return method.plan([request_for(e, src, tgt) for e in dataset.entries if e.id not in skip])
 
 
 def check_budget(plan: dict[str, Any] | None, budget: float | None, yes: bool,

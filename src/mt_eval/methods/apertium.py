@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mt_eval.errors import MethodError
-from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, TranslationRequest
+from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation, TranslationRequest
 
 # apertium-destxt's escape-chars (apertium/txt-format.xml) and its blank characters: the space
 # chars of txt-format.xml plus '~', which Apertium 3.8 also treats as format.
@@ -214,7 +214,7 @@ def pair_version(binary: str, pair: str) -> tuple[str, str | None]:
     return f"mode-{digest[:12]}", None
 
 
-class ApertiumMethod:
+class ApertiumMethod(MethodBase):
     """``apertium:<pair>``: translate with an installed Apertium pair, many segments per process."""
 
     def __init__(

@@ -1,7 +1,15 @@
-"""The Method protocol: what a translation method receives and returns.
+"""The Method protocol: what a translation method receives and returns, and what it declares.
 
 A method receives ``TranslationRequest``s built from sources and metadata only; the request type
 has no reference field, so a method cannot see a reference even by accident.
+
+Everything the engine, ``mt-eval run`` and the API ask of a method is a declared member of
+:class:`Method` (group size, requests in flight, retries so far, ``open``/``close`` around a run,
+the request ``plan``), so callers use the members instead of probing with ``getattr``.
+:class:`MethodBase` supplies the defaults of a method that makes no paid requests; every built-in
+method inherits it. A plugin written against the older two-member protocol (``identity`` and
+``translate`` only) is wrapped once by :func:`as_method` where methods enter (the registry, the
+engine, the API), which is the only place optional members are looked up.
 """
 
 from __future__ import annotations
@@ -10,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
+
+from mt_eval.errors import MethodError
 
 
 class MethodClass(StrEnum):
@@ -79,8 +89,105 @@ class MethodIdentity:
 
 @runtime_checkable
 class Method(Protocol):
+    """A translation method as the engine drives it; inherit :class:`MethodBase` for the defaults."""
+
     identity: MethodIdentity
+
+    @property
+    def batch_size(self) -> int | None:
+        """Entries per ``translate`` call; None: the engine's default chunk (the method splits it)."""
+        ...
+
+    @property
+    def concurrency(self) -> int | None:
+        """Requests the method keeps in flight; None: the engine runs one group at a time."""
+        ...
+
+    @property
+    def retries(self) -> int:
+        """Transient-failure retries so far (the progress bar shows them)."""
+        ...
+
+    async def open(self) -> None:
+        """Acquire what a run needs (HTTP client, cache) inside the engine's event loop."""
+        ...
+
+    async def close(self) -> None:
+        """Release what :meth:`open` acquired; called even when the run fails."""
+        ...
+
+    def plan(self, requests: Sequence[TranslationRequest]) -> dict[str, Any] | None:
+        """Requests, tokens and cost the run would spend (no network); None: it spends nothing."""
+        ...
 
     async def translate(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
         """Translate every request; one Translation per request, failures as ``error``."""
         ...
+
+
+class MethodBase:
+    """Defaults for :class:`Method`: a local method that makes no paid requests and needs no setup."""
+
+    identity: MethodIdentity
+    batch_size: int | None = None
+    concurrency: int | None = None
+
+    @property
+    def retries(self) -> int:
+        return 0
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    def plan(self, requests: Sequence[TranslationRequest]) -> dict[str, Any] | None:
+        return None
+
+    async def translate(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
+        raise NotImplementedError
+
+
+class _LegacyMethod(MethodBase):
+    """A plugin object with ``identity`` and ``translate`` (and maybe some optional members)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.identity = inner.identity
+        self.batch_size = getattr(inner, "batch_size", None)
+        self.concurrency = getattr(inner, "concurrency", None)
+
+    @property
+    def retries(self) -> int:
+        return int(getattr(getattr(self.inner, "stats", None), "retries", 0) or 0)
+
+    async def open(self) -> None:
+        if (opener := getattr(self.inner, "open", None)) is not None:
+            await opener()
+
+    async def close(self) -> None:
+        if (closer := getattr(self.inner, "close", None)) is not None:
+            await closer()
+
+    def plan(self, requests: Sequence[TranslationRequest]) -> dict[str, Any] | None:
+        planner = getattr(self.inner, "plan", None)
+        return dict(planner(requests)) if planner is not None else None
+
+    async def translate(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
+        return list(await self.inner.translate(requests))
+
+
+def as_method(obj: Any) -> Method:
+    """``obj`` itself when it declares the whole protocol, else wrapped with the defaults.
+
+    Plugins written before the protocol declared ``open``/``plan``/… keep working; anything
+    without ``identity`` and an async ``translate`` is not a method and is rejected here, with
+    a message, rather than failing half-way through a run.
+    """
+    if isinstance(obj, Method):
+        return obj
+    if not isinstance(getattr(obj, "identity", None), MethodIdentity) or not callable(getattr(obj, "translate", None)):
+        raise MethodError(f"{type(obj).__name__} is not a translation method",
+                          hint="it needs an 'identity' (MethodIdentity) and an async 'translate(requests)'")
+    return _LegacyMethod(obj)

@@ -23,7 +23,7 @@ from typing import Any
 from mt_eval.engine.cache import DEFAULT_CACHE, ResponseCache, cache_key
 from mt_eval.errors import UserError
 from mt_eval.methods import prompts
-from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, TranslationRequest, Usage
+from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation, TranslationRequest, Usage
 from mt_eval.methods.batching import check_batch
 from mt_eval.methods.pricing import PricingTable
 from mt_eval.providers.openai_compat import (
@@ -93,8 +93,11 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class LLMMethod:
+class LLMMethod(MethodBase):
     """``llm`` (raw-llm) and ``coached`` (coached-llm); also the translator inside a pipeline."""
+
+    batch_size: int  # always set (≥ 1): the engine's groups are this method's requests
+    concurrency: int
 
     def __init__(self, settings: LLMSettings, *, source_language: str, target_language: str,
                  source_name: str = "", target_name: str = "", coached: bool = False,
@@ -149,6 +152,10 @@ class LLMMethod:
         if self._cache is not None:
             self._cache.close()
             self._cache = None
+
+    @property
+    def retries(self) -> int:
+        return self.stats.retries
 
     def _count_retry(self, _reason: str) -> None:
         self.stats.retries += 1

@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mt_eval.errors import UserError
 from mt_eval.methods import prompts
-from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, TranslationRequest
+from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation, TranslationRequest
 from mt_eval.methods.llm import LLMMethod
 from mt_eval.providers.openai_compat import ProviderError
 
@@ -84,19 +84,23 @@ def load_validator(spec: str) -> Validator:
     return validator
 
 
-class ValidateRetryMethod:
+class ValidateRetryMethod(MethodBase):
     """Wraps an :class:`LLMMethod` (which owns the client, cache and batching)."""
 
     def __init__(self, translator: LLMMethod, validator: Validator, fst_retries: int = DEFAULT_FST_RETRIES) -> None:
         if fst_retries < 0:
             raise UserError("--fst-retries must be ≥ 0")
         self.translator, self.validator, self.fst_retries = translator, validator, fst_retries
-        self.batch_size, self.concurrency, self.stats = translator.batch_size, translator.concurrency, translator.stats
+        self.batch_size, self.concurrency = translator.batch_size, translator.concurrency
         base = translator.identity
         config = {**base.config, "fst_retries": fst_retries, "max_retries": fst_retries, "validator": validator.name,
                   "tools_enabled": [validator.name]}
         self.identity = MethodIdentity(f"pipeline:validate-retry:{base.model_slug}", MethodClass.PIPELINE,
                                        base.version, base.model_slug, config, base.provider, base.system_prompt)
+
+    @property
+    def retries(self) -> int:
+        return self.translator.retries
 
     async def open(self) -> None:
         await self.translator.open()

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from mt_eval.corpus.models import Dataset
 from mt_eval.errors import MethodError
-from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, TranslationRequest
+from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation, TranslationRequest
 
 Format = Literal["auto", "jsonl", "text"]
 _ID_KEYS = ("entry_id", "id")
@@ -45,7 +45,7 @@ class Prediction:
     latency_seconds: float = 0.0
 
 
-class PredictionsMethod:
+class PredictionsMethod(MethodBase):
     """Replays a predictions file as a Method."""
 
     def __init__(

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from mt_eval.corpus.models import Dataset
 from mt_eval.errors import MethodError
-from mt_eval.methods.base import Method
+from mt_eval.methods.base import Method, as_method
 
 Factory = Callable[[str, Dataset], Method]
 # LLM schemes also take the CLI's model/provider/engine options (``llm_options``)
@@ -110,5 +110,5 @@ def build_method(spec: str, *, dataset: Dataset, llm_options: Mapping[str, Any] 
     if scheme.needs_argument and not argument.strip():
         raise MethodError(f"method '{spec}' needs an argument", hint=f"usage: {scheme.usage}")
     if scheme.takes_options:
-        return cast(OptionsFactory, scheme.factory)(argument.strip(), dataset, llm_options or {})
-    return cast(Factory, scheme.factory)(argument.strip(), dataset)
+        return as_method(cast(OptionsFactory, scheme.factory)(argument.strip(), dataset, llm_options or {}))
+    return as_method(cast(Factory, scheme.factory)(argument.strip(), dataset))
