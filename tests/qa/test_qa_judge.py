@@ -1,4 +1,4 @@
-"""The semantic judge against the real local OpenAI-compatible server, with its SQLite cache."""
+"""The semantic judge against the real local OpenAI-compatible server, with the shared response cache."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from qa_helpers import write_jsonl
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
+from mt_eval.engine.cache import DEFAULT_CACHE, ResponseCache
+from mt_eval.errors import UserError
 from mt_eval.providers import Endpoint, OpenAICompatClient, ProviderError, RetryPolicy
 from mt_eval.qa.judge import (
-    JudgeCache,
     JudgeItem,
     JudgeParseError,
     Judgment,
@@ -22,6 +23,7 @@ from mt_eval.qa.judge import (
     build_prompt,
     parse_judgment,
 )
+from mt_eval.qa.run import JudgeConfig
 
 FAST = RetryPolicy(max_attempts=2, base_delay=0.01, max_delay=0.02)
 
@@ -59,7 +61,7 @@ def test_parse_judgment_rejects(content: str) -> None:
 
 
 def _judge_all(
-    server: FakeOpenAI, items: list[JudgeItem], cache: JudgeCache | None, temperature: float = 0.0
+    server: FakeOpenAI, items: list[JudgeItem], cache: ResponseCache | None, temperature: float = 0.0
 ) -> list[Judgment | JudgeParseError]:
     async def go() -> list[Judgment | JudgeParseError]:
         async with OpenAICompatClient(Endpoint(server.base_url), retry=FAST, concurrency=4) as client:
@@ -79,8 +81,13 @@ ITEMS = [
 ]
 
 
+def _key(base_url: str, model: str, item: JudgeItem) -> str:
+    judge = SemanticJudge(OpenAICompatClient(Endpoint(base_url)), model)
+    return judge.cache_key(judge.request(item))
+
+
 def test_judge_scores_caches_and_never_caches_errors(tmp_path: Path) -> None:
-    cache = JudgeCache(tmp_path / "judge.sqlite")
+    cache = ResponseCache(tmp_path / "judge.sqlite")
     with FakeOpenAI() as server:
         first = _judge_all(server, ITEMS, cache)
         assert len(server.requests) == 4  # not the empty answer, not the duplicate
@@ -99,14 +106,21 @@ def test_judge_scores_caches_and_never_caches_errors(tmp_path: Path) -> None:
         assert len(server.requests) == 6
     cache.close()
 
-    reopened = JudgeCache(tmp_path / "judge.sqlite")  # persists across runs
-    assert reopened.get("judge/model", build_prompt("Capital?", ["Paris"], "paris"), 0.0) == (1.0, "identical")
-    assert reopened.get("other/model", build_prompt("Capital?", ["Paris"], "paris"), 0.0) is None
+    reopened = ResponseCache(tmp_path / "judge.sqlite")  # persists across runs: the raw reply is stored
+    hit = reopened.get(_key(server.base_url, "judge/model", ITEMS[0]))
+    assert hit is not None and parse_judgment(hit.content) == (1.0, "identical")
+    assert reopened.get(_key(server.base_url, "other/model", ITEMS[0])) is None
+    assert reopened.get(_key("http://elsewhere/v1", "judge/model", ITEMS[0])) is None  # endpoint is keyed
     reopened.close()
 
 
+def test_judge_shares_the_llm_methods_cache() -> None:
+    """One response cache: the judge's default file is the LLM methods' one, its keys kept apart by kind."""
+    assert JudgeConfig(model="m").cache_path == DEFAULT_CACHE
+
+
 def test_provider_failure_stops_the_run_and_caches_nothing(tmp_path: Path) -> None:
-    cache = JudgeCache(tmp_path / "judge.sqlite")
+    cache = ResponseCache(tmp_path / "judge.sqlite")
     with FakeOpenAI() as server:
         server.inject(Fault(status=500), Fault(status=500))
         with pytest.raises(ProviderError, match="giving up after 2 attempts"):
@@ -118,8 +132,8 @@ def test_provider_failure_stops_the_run_and_caches_nothing(tmp_path: Path) -> No
 def test_unwritable_cache_is_a_user_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(Exception, match="cannot open judge cache"):
-        JudgeCache(blocker / "judge.sqlite")
+    with pytest.raises(UserError, match="cannot open response cache"):
+        ResponseCache(blocker / "judge.sqlite")
 
 
 GOLD = [

@@ -51,7 +51,7 @@ JudgeBaseUrl = Annotated[
 JudgeKeyEnv = Annotated[
     str | None, typer.Option("--judge-api-key-env", help="Environment variable holding the API key.")
 ]
-JudgeCachePath = Annotated[str, typer.Option("--judge-cache", help="SQLite cache of judgments ('' disables).")]
+JudgeCachePath = Annotated[str, typer.Option("--judge-cache", help="SQLite response cache, shared with the LLM methods ('' disables).")]
 JudgeConcurrency = Annotated[int, typer.Option("--judge-concurrency", help="Judge requests in flight.")]
 JudgeTemperature = Annotated[float, typer.Option("--judge-temperature", help="Judge sampling temperature.")]
 

@@ -4,24 +4,22 @@ The prompt is the spec's, verbatim, plus one closing line asking for the JSON th
 judge returns (``{"score": …, "explanation": …}``) — without it a model answers in prose. Several
 acceptable gold answers are shown together, separated by `` | ``.
 
-Judgments are cached in SQLite keyed on (model, SHA-256 of the full prompt, temperature), so
-re-running an evaluation — or judging an identical answer from another system — costs nothing.
-Errors are never cached: a failed or unparsable judgment is retried on the next run.
+Replies are kept in the harness's one LLM response cache (``engine/cache.py``, the same SQLite
+store the LLM methods use), keyed on the whole request — provider, base URL, model, prompt,
+temperature, max tokens — so re-running an evaluation, or judging an identical answer from another
+system, costs nothing. Only a reply that parsed into a judgment is stored: a failed or unparsable
+judgment is asked again on the next run, and a hit is parsed again from the stored reply.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 
-from mt_eval.errors import UserError
+from mt_eval.engine.cache import ResponseCache, cache_key
 from mt_eval.providers.openai_compat import ChatRequest, ChatUsage, OpenAICompatClient
 
 PROMPT_TEMPLATE = """
@@ -89,49 +87,6 @@ def parse_judgment(content: str) -> tuple[float, str]:
     raise JudgeParseError(f"no JSON object with a 'score' in the judge's reply: {content[:120]!r}")
 
 
-class JudgeCache:
-    """SQLite cache of successful judgments; one table, one row per (model, prompt, temperature)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path)
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS judgments ("
-                " model TEXT NOT NULL, prompt_sha256 TEXT NOT NULL, temperature REAL NOT NULL,"
-                " score REAL NOT NULL, explanation TEXT NOT NULL, content TEXT NOT NULL,"
-                " created_at TEXT NOT NULL, PRIMARY KEY (model, prompt_sha256, temperature))"
-            )
-            self._db.commit()
-        except (OSError, sqlite3.Error) as exc:
-            raise UserError(f"cannot open judge cache: {exc}", file=str(path)) from exc
-
-    @staticmethod
-    def key(model: str, prompt: str, temperature: float) -> tuple[str, str, float]:
-        return model, hashlib.sha256(prompt.encode("utf-8")).hexdigest(), float(temperature)
-
-    def get(self, model: str, prompt: str, temperature: float) -> tuple[float, str] | None:
-        row = self._db.execute(
-            "SELECT score, explanation FROM judgments WHERE model=? AND prompt_sha256=? AND temperature=?",
-            self.key(model, prompt, temperature),
-        ).fetchone()
-        return (float(row[0]), str(row[1])) if row else None
-
-    def put(self, model: str, prompt: str, temperature: float, score: float, explanation: str, content: str) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO judgments VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (*self.key(model, prompt, temperature), score, explanation, content, datetime.now(UTC).isoformat()),
-        )
-        self._db.commit()
-
-    def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
-
-    def close(self) -> None:
-        self._db.close()
-
-
 @dataclass(frozen=True)
 class JudgeItem:
     question: str
@@ -149,7 +104,7 @@ class SemanticJudge:
         *,
         temperature: float = 0.0,
         max_tokens: int | None = 300,
-        cache: JudgeCache | None = None,
+        cache: ResponseCache | None = None,
     ) -> None:
         self.client = client
         self.model = model
@@ -157,26 +112,37 @@ class SemanticJudge:
         self.max_tokens = max_tokens
         self.cache = cache
 
+    def request(self, item: JudgeItem) -> ChatRequest:
+        """The chat request for one sample: one user message with the spec's prompt."""
+        prompt = build_prompt(item.question, item.golds, item.prediction)
+        return ChatRequest(
+            model=self.model,
+            messages=({"role": "user", "content": prompt},),
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+        )
+
+    def cache_key(self, request: ChatRequest) -> str:
+        """Everything that can change the reply, as the LLM methods key theirs (plus a kind)."""
+        endpoint = self.client.endpoint
+        return cache_key(
+            kind="qa-judge", provider=endpoint.provider, base_url=endpoint.base_url, model=request.model,
+            messages=list(request.messages), temperature=request.temperature, max_tokens=request.max_tokens,
+        )  # fmt: skip
+
     async def judge(self, item: JudgeItem) -> Judgment:
         """One judgment. An empty prediction scores 0.0 without a call: it cannot mean anything."""
         if not item.prediction.strip():
             return Judgment(0.0, "empty prediction", cached=False)
-        prompt = build_prompt(item.question, item.golds, item.prediction)
-        if self.cache is not None:
-            hit = self.cache.get(self.model, prompt, self.temperature)
-            if hit is not None:
-                return Judgment(hit[0], hit[1], cached=True)
-        response = await self.client.chat(
-            ChatRequest(
-                model=self.model,
-                messages=({"role": "user", "content": prompt},),
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-            )
-        )
+        request = self.request(item)
+        key = self.cache_key(request)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            score, explanation = parse_judgment(hit.content)
+            return Judgment(score, explanation, cached=True)
+        response = await self.client.chat(request)
         score, explanation = parse_judgment(response.content)  # raises: nothing is cached
         if self.cache is not None:
-            self.cache.put(self.model, prompt, self.temperature, score, explanation, response.content)
+            self.cache.put(key, response.content, response.model)
         return Judgment(score, explanation, cached=False, usage=response.usage)
 
     async def judge_many(self, items: Sequence[JudgeItem]) -> list[Judgment | JudgeParseError]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mt_eval.engine.cache import DEFAULT_CACHE, ResponseCache
 from mt_eval.errors import UserError
 from mt_eval.languages.scripts import language_scripts
 from mt_eval.providers.openai_compat import (
@@ -35,11 +36,9 @@ from mt_eval.qa.evaluate import (
     score_system,
     select_items,
 )
-from mt_eval.qa.judge import JudgeCache, SemanticJudge
+from mt_eval.qa.judge import SemanticJudge
 from mt_eval.qa.metrics import DDOF, DEFAULT_RLC_THRESHOLD
 from mt_eval.qa.report import QAReport
-
-DEFAULT_JUDGE_CACHE = ".mt-eval-cache/qa-judge.sqlite"
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ class JudgeConfig:
     provider: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
-    cache_path: str | None = DEFAULT_JUDGE_CACHE
+    cache_path: str | None = DEFAULT_CACHE  # the LLM methods' response cache
     concurrency: int = 8
     temperature: float = 0.0
     timeout_s: float = 60.0
@@ -144,7 +143,7 @@ def _judge_endpoint(judge: JudgeConfig | None) -> Endpoint | None:
 async def _judge(
     systems: list[SystemResult], items: Sequence[Any], cfg: JudgeConfig, endpoint: Endpoint
 ) -> None:
-    cache = JudgeCache(cfg.cache_path) if cfg.cache_path else None
+    cache = ResponseCache(cfg.cache_path) if cfg.cache_path else None
     try:
         async with OpenAICompatClient(
             endpoint, concurrency=cfg.concurrency, timeout_s=cfg.timeout_s, retry=cfg.retry
