@@ -2,7 +2,7 @@
 
 import warnings
 
-__version__ = "2.0.0"
+from mt_eval.version import __version__
 
 # The spec names a field 'register' (entries, results, method_config); it shadows a pydantic
 # BaseModel attribute, which is harmless for data models, so pydantic's warning is silenced.

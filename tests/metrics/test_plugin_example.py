@@ -9,17 +9,25 @@ on ``importlib.metadata.entry_points`` — the call the registries make — find
 from __future__ import annotations
 
 import json
+import sys
 import tomllib
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from mt_eval import plugins
 from mt_eval.analyzers.base import open_analyser
 from mt_eval.api import score_predictions
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
-from mt_eval.languages.card import clear_cache, language_card
+from mt_eval.errors import UserError
+from mt_eval.languages.card import LanguageCard, clear_cache, language_card
+from mt_eval.metrics import registry
+from mt_eval.metrics.base import Level, Metric, MetricContext
 from mt_eval.metrics.hooks import apply_hooks, available_hooks
 from mt_eval.metrics.registry import available_metrics
+from mt_eval.scoring.extraction import extract_statistics
 from mt_eval.scoring.intervals import BootstrapConfig
 
 PLUGIN_DIR = Path(__file__).with_name("plugin_example")
@@ -32,7 +40,7 @@ def _entry_points_txt(pyproject: Path) -> str:
 
 
 @pytest.fixture
-def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     project = tomllib.loads((PLUGIN_DIR / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     site = tmp_path / "site-packages"
     dist = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
@@ -42,7 +50,9 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (dist / "entry_points.txt").write_text(_entry_points_txt(PLUGIN_DIR / "pyproject.toml"), encoding="utf-8")
     monkeypatch.syspath_prepend(str(PLUGIN_DIR))  # the module itself
     monkeypatch.syspath_prepend(str(site))  # its distribution metadata
-    return site
+    plugins.clear_cache()  # entry points are scanned once per process: rescan with the plugin
+    yield site
+    plugins.clear_cache()  # and forget it again once it is off sys.path
 
 
 def test_not_registered_without_installation() -> None:
@@ -72,13 +82,13 @@ def test_plugin_metric_appears_in_a_run(installed: Path, tmp_path: Path) -> None
 
 def test_plugin_metric_in_the_metric_table(installed: Path) -> None:
     from mt_eval.methods.base import Translation
-    from mt_eval.runcard.builder import score_translations
+    from mt_eval.scoring.pipeline import score_outputs
 
     dataset = Dataset(info=DatasetInfo(id="d", source_language="en", target_language="es"),
                       entries=[Entry(id=1, source="Hello.", reference="Hola."),
                                Entry(id=2, source="Yes.", reference="Sí.")], sha256="0" * 64)
     translations = [Translation(entry_id=1, text="Hello."), Translation(entry_id=2, text="Sí.")]
-    table, _ = score_translations(dataset, translations, language_card("es"), language_card("en"),
+    table, _ = score_outputs(dataset, translations, language_card("es"), language_card("en"),
                                   only=["exact_match_rate", "source_copy_rate"])
     assert table.values() == {"exact_match_rate": 0.5, "source_copy_rate": 0.5}
 
@@ -115,3 +125,58 @@ def test_card_can_declare_a_plugin_analyser(installed: Path, tmp_path: Path, mon
     finally:
         monkeypatch.delenv("MT_EVAL_LANGUAGE_CARDS")
         clear_cache()
+
+
+def test_scan_is_cached_until_cleared(installed: Path) -> None:
+    assert "source_copy_rate" in available_metrics()
+    # the cached scan does not see the plugin leave sys.path; clear_cache() makes it rescan
+    sys.path.remove(str(installed))
+    assert "source_copy_rate" in available_metrics()
+    plugins.clear_cache()
+    assert "source_copy_rate" not in available_metrics()
+    sys.path.insert(0, str(installed))  # monkeypatch removes it again
+
+
+class DuckRate:
+    """A plugin metric that satisfies the protocol's required members without inheriting MetricBase."""
+
+    id = "duck_rate"
+    scale = 1.0
+    higher_is_better = True
+    level = "both"
+    status = "implemented"
+
+    def applies_to(self, target: LanguageCard) -> bool:
+        return True
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> list[list[float]]:
+        return [[float(h.startswith("B")), 1.0] for h in hypotheses]
+
+    def aggregate(self, sums: np.ndarray) -> np.ndarray:
+        return sums[..., 0] / sums[..., 1]
+
+    def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
+        return self.aggregate(stats)
+
+
+def test_a_plugin_need_not_inherit_the_base_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry._BUILTINS, "duck_rate", DuckRate)
+    (metric,) = registry.metrics_for(language_card("fr"), ["duck_rate"])
+    assert isinstance(metric, Metric) and metric.cost == 1.0 and metric.derives_from is None
+    assert metric.signature(language_card("fr")) is None and metric.level is Level.BOTH
+    ctx = MetricContext([Entry(id=1, source="a", reference="b"), Entry(id=2, source="c", reference="d")],
+                        language_card("fr"), language_card("en"))
+    stats = extract_statistics([metric], ["Bonjour", "Salut"], ctx)["duck_rate"]
+    assert stats.dtype == np.float64 and float(metric.aggregate(stats.sum(axis=0))) == 0.5
+
+
+def test_a_plugin_missing_a_member_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry._BUILTINS, "duck_rate", type("Half", (), {"id": "duck_rate", "scale": 1.0}))
+    with pytest.raises(UserError, match="lacks higher_is_better, level, status, applies_to, statistics"):
+        registry.metrics_for(language_card("fr"), ["duck_rate"])
+
+
+def test_a_plugin_id_must_match_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry._BUILTINS, "other_name", DuckRate)
+    with pytest.raises(UserError, match="registered as 'other_name' has id 'duck_rate'"):
+        registry.metrics_for(language_card("fr"), ["other_name"])

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mt_eval.errors import UserError
+from mt_eval.scoring.composite import effective_tier, tier_label
 
 TIER_STYLE = {
     "fluent": "bold green", "deployable": "green", "functional": "yellow",
@@ -18,6 +19,11 @@ SHOWN = ("chrf_plus_plus", "chrf", "bleu", "ter", "exact_match_rate", "length_ra
          "equivalent_match_rate", "fst_acceptance_rate", "morphological_accuracy", "orthographic_accuracy",
          "semantic_score", "code_switching_rate", "hallucination_rate", "terminology_adherence",
          "consistency_score", "compliance_index", "compliance_index_repaired", "repair_effectiveness")
+
+
+def _tier(tier: str) -> str:
+    """Rich markup of a tier, capped until reviewed: "deployable — awaiting review" in functional's colour."""
+    return f"[{TIER_STYLE.get(effective_tier(tier), '')}]{escape(tier_label(tier))}[/]"
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
@@ -41,7 +47,7 @@ def print_summary(card: dict[str, Any], console: Console) -> None:
         f"[bold]{card['method']['name']}[/bold] on {card['dataset']['id']} "
         f"({card['dataset']['entry_count']} entries, profile {card['profile']}): "
         f"composite [bold]{_fmt(s['composite'])}[/bold] "
-        f"[{TIER_STYLE.get(tier, '')}]{tier}[/]  chrF++ {_fmt(s['chrf_plus_plus'], 2)}  "
+        f"{_tier(tier)}  chrF++ {_fmt(s['chrf_plus_plus'], 2)}  "
         f"BLEU {_fmt(s['bleu'], 2)}  errors {s['errors']}"
     )
 
@@ -63,7 +69,7 @@ def _scores_table(card: dict[str, Any]) -> Table:
     table.add_row("[bold]composite[/bold]", f"[bold]{_fmt(s['composite'])}[/bold]",
                   f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]" if ci else "", "")
     tier = s["quality_tier"]
-    table.add_row("quality_tier", f"[{TIER_STYLE.get(tier, '')}]{tier}[/]", "", "")
+    table.add_row("quality_tier", _tier(tier), "", "")
     return table
 
 
@@ -74,7 +80,7 @@ def _breakdown_table(name: str, groups: dict[str, dict[str, Any]]) -> Table:
     for key, g in groups.items():
         table.add_row(key, str(g["total"]), str(g["errors"]), _fmt(g["chrf_plus_plus"], 2),
                       _fmt(g["bleu"], 2), _fmt(g["exact_match_rate"], 3), _fmt(g["composite"]),
-                      g["quality_tier"])
+                      _tier(g["quality_tier"]))
     return table
 
 

@@ -8,21 +8,20 @@ from typing import Any
 
 import numpy as np
 
-from mt_eval import __version__
 from mt_eval.analyzers.base import version_of
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
-from mt_eval.metrics.base import MetricContext
-from mt_eval.metrics.registry import metrics_for
 from mt_eval.metrics.structural import fst_details
 from mt_eval.runcard import environment
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import canonical_json, fingerprint_hash, seal, sha256_text
 from mt_eval.scoring.composite import cost_adjusted, effective_weights
 from mt_eval.scoring.economics import cost_block, speed_block, tokens_block, total_usage, totals_block
-from mt_eval.scoring.intervals import BootstrapConfig, scores_with_intervals
+from mt_eval.scoring.pipeline import quality_scores, score_outputs
 from mt_eval.scoring.scores import MetricTable
+from mt_eval.stats.config import BootstrapConfig
+from mt_eval.version import __version__
 
 
 @dataclass
@@ -62,22 +61,6 @@ def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
         **({"analyser_skipped": card["analyser_skipped"]} if card.get("analyser_skipped") else {}),
         **({"terminology_sha256": sha256_text(canonical_json(card["terminology"]))} if card.get("terminology") else {}),
     }
-
-
-def score_translations(
-    dataset: Dataset,
-    translations: Sequence[Translation],
-    target: LanguageCard,
-    source: LanguageCard,
-    only: list[str] | None = None,
-    terminology: Mapping[str, tuple[str, ...]] | None = None,
-) -> tuple[MetricTable, list[str]]:
-    """Errors are scored as empty output (DESIGN decision 1)."""
-    hypotheses = ["" if t.error else t.text for t in translations]
-    errors = np.asarray([t.error is not None for t in translations], dtype=bool)
-    ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology)
-    table = MetricTable.compute(metrics_for(target, only), hypotheses, ctx, errors)
-    return table, hypotheses
 
 
 def _none(value: float) -> float | None:
@@ -139,9 +122,10 @@ def build_card(
     source: LanguageCard,
     terminology: Mapping[str, tuple[str, ...]] | None = None,
 ) -> dict[str, Any]:
-    table, hyps = score_translations(dataset, translations, target, source, terminology=terminology)
+    """Score the run (``scoring.pipeline``) and assemble the sealed card around the scores."""
+    table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology)
     profile = target.profile
-    scores = scores_with_intervals(table, profile, run.bootstrap)
+    scores = quality_scores(table, profile, run.bootstrap)
     usage = total_usage(translations)
     cost = cost_block(usage, dataset.entries, run.cost_known)
     if run.cost_source is not None:
@@ -225,7 +209,7 @@ def build_card(
                 "scale": m.scale,
                 "higher_is_better": m.higher_is_better,
                 "weight": weights.get(m.id),
-                "signature": m.signature(target) if hasattr(m, "signature") else None,
+                "signature": m.signature(target),
             }
             for m in table.metrics.values()
         },

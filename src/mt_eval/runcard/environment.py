@@ -8,7 +8,7 @@ from pathlib import Path
 
 import sacrebleu
 
-from mt_eval import __version__
+from mt_eval.version import __version__
 
 
 def git_commit() -> str | None:

@@ -14,7 +14,9 @@ SCHEMA_VERSION = "2.0"
 
 
 class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    """Unknown keys are kept (a newer harness may add some); field docstrings become descriptions."""
+
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
 
 class Config(_Open):
@@ -114,6 +116,186 @@ class MetricInfo(_Open):
     signature: str | None = None
 
 
+class Interval(_Open):
+    """A percentile bootstrap interval of one metric (Scoring Spec §8.1)."""
+
+    ci_lower: float | None
+    """Lower bound of the (1 − alpha) interval, in the metric's own units."""
+    ci_upper: float | None
+    """Upper bound of the (1 − alpha) interval."""
+
+
+class ConfidenceIntervals(_Open):
+    """How the intervals were drawn, then one :class:`Interval` per metric id and ``composite``.
+
+    Metrics without a value on the run have no interval; with ``n_resamples`` 0 only the header
+    is present. All metrics and the composite share one set of resamples."""
+
+    method: str = "percentile"
+    """Interval construction: the percentile bootstrap."""
+    n_resamples: int
+    """Bootstrap resamples (0: intervals disabled)."""
+    alpha: float
+    """The intervals cover 1 − alpha."""
+    seed: int
+    """NumPy seed of the resampling; the same seed reproduces every interval exactly."""
+
+
+class GroupScores(_Open):
+    """Corpus-level values of one group of entries: the whole run, or one breakdown group.
+
+    Every spec metric key is present, ``null`` when the metric does not apply or had no value;
+    plugin metrics add their own keys beside these."""
+
+    total: int
+    """Entries in the group."""
+    evaluated: int
+    """Entries whose method produced an output (total − errors)."""
+    errors: int
+    """Entries whose method failed; they are scored as empty output (docs/decisions.md §1)."""
+    exact_match_rate: float | None = None
+    """Share of outputs equal to the reference after NFC and whitespace normalisation."""
+    equivalent_match_rate: float | None = None
+    """Share equal to the reference or one of the entry's accepted variants."""
+    chrf_plus_plus: float | None = None
+    """sacrebleu chrF++ (0–100), from summed statistics: equal to sacrebleu's corpus score."""
+    chrf: float | None = None
+    """sacrebleu chrF (0–100)."""
+    bleu: float | None = None
+    """sacrebleu BLEU (0–100) with the language card's tokenizer."""
+    ter: float | None = None
+    """sacrebleu TER (0–100+, lower is better)."""
+    length_ratio: float | None = None
+    """Σ output characters / Σ reference characters (omissions < 1, padding > 1)."""
+    fst_acceptance_rate: float | None = None
+    """Share of output words the target analyser accepts (profile A languages)."""
+    morphological_accuracy: float | None = None
+    """Agreement with the entries' gold morphological analyses, where the corpus has them."""
+    orthographic_accuracy: float | None = None
+    """Share of words written in the card's orthography (required marks, scripts)."""
+    semantic_score: float | None = None
+    """Semantic similarity to the reference (not computed by this version: null)."""
+    comet_score: float | None = None
+    """COMET (not computed by this version: null)."""
+    code_switching_rate: float | None = None
+    """Share of output words in the source language (lower is better)."""
+    hallucination_rate: float | None = None
+    """Share of output content words with no dictionary support in the source (lower is better)."""
+    terminology_adherence: float | None = None
+    """Share of required terms rendered with an accepted translation (needs --terminology)."""
+    consistency_score: float | None = None
+    """Share of repeated source terms translated the same way each time (needs --terminology)."""
+    compliance_index: float | None = None
+    """Share of entries passing the card's format checks on the raw output."""
+    compliance_index_repaired: float | None = None
+    """The same after the post-translation repair hooks."""
+    repair_effectiveness: float | None = None
+    """Share of raw violations the hooks repaired (null when there were none)."""
+    exact_matches: int | None = None
+    """Count behind exact_match_rate."""
+    equivalent_matches: int | None = None
+    """Count behind equivalent_match_rate."""
+    fst_accepted: int | None = None
+    """Accepted words behind fst_acceptance_rate."""
+    composite: float | None = None
+    """Scoring Spec §4: weighted mean of the profile's available metrics, normalised to 0–1."""
+    quality_tier: str
+    """Tier of the composite by §5.1's thresholds. Deployable and above are displayed as awaiting
+    review until a community review passes (Benchmark Spec §7.2; the card keeps the metric tier)."""
+    confidence_intervals: ConfidenceIntervals | None = None
+    """Intervals of this group (the whole run, and each difficulty and provenance group)."""
+
+
+class Scores(GroupScores):
+    """The card's ``scores`` block: the whole run, its breakdowns, and cost/latency summaries."""
+
+    by_difficulty: dict[str, GroupScores] = Field(default_factory=dict)
+    """One group per difficulty tier 1–5 present in the run."""
+    by_provenance: dict[str, GroupScores] = Field(default_factory=dict)
+    """One group per entry provenance (corpus, gold_standard, synthetic, …)."""
+    by_register: dict[str, GroupScores] = Field(default_factory=dict)
+    """One group per register; entries without one are "unspecified"."""
+    by_segment: dict[str, GroupScores] = Field(default_factory=dict)
+    """One group per corpus segment (development, diagnostic, gold_standard, held_out)."""
+    cost_adjusted: float | None = None
+    """§6.3 composite / max(1, log2(1 + 1000·cost per entry)); null when cost is zero or unknown."""
+    avg_latency_seconds: float | None = None
+    """Mean per-entry latency (a batched entry carries its request's latency)."""
+    median_latency_seconds: float | None = None
+    """Median per-entry latency."""
+    p95_latency_seconds: float | None = None
+    """95th percentile of per-entry latency."""
+
+
+class Cost(_Open):
+    """Benchmark Spec §6: what the run cost; all null when a paid method could not price its calls."""
+
+    total_cost_usd: float | None = None
+    """Sum over requests (provider-reported, or tokens × the pricing table)."""
+    cost_per_entry_usd: float | None = None
+    """total_cost_usd / entries."""
+    cost_per_1k_tokens: float | None = None
+    """total_cost_usd per 1,000 prompt + completion tokens (null without tokens)."""
+    cost_per_source_char: float | None = None
+    """total_cost_usd per source character."""
+    source: str | None = None
+    """LLM runs: where the cost came from ("provider", "pricing-table", "cache" or a "+" mix)."""
+
+
+class Speed(_Open):
+    """Benchmark Spec §7: how long the run took."""
+
+    elapsed_seconds: float
+    """Wall time of the translation phase, summed over every session of a resumed run."""
+    avg_latency_seconds: float | None = None
+    """Mean per-entry latency."""
+    median_latency_seconds: float | None = None
+    """Median per-entry latency."""
+    p95_latency_seconds: float | None = None
+    """95th percentile of per-entry latency."""
+    tokens_per_second: float | None = None
+    """(prompt + completion tokens) / elapsed; null for methods that report no tokens."""
+    entries_per_minute: float | None = None
+    """Entries / elapsed minutes."""
+
+
+class Tokens(_Open):
+    """Benchmark Spec §6.1: token counts as the provider reported them."""
+
+    prompt_tokens: int = 0
+    """Tokens sent, summed over requests (a batched request counts once)."""
+    completion_tokens: int = 0
+    """Tokens generated."""
+    reasoning_tokens: int = 0
+    """Hidden reasoning tokens, where the provider reports them (part of completion_tokens)."""
+    cached_tokens: int = 0
+    """Prompt tokens the provider served from its prompt cache."""
+    total_tokens: int = 0
+    """prompt_tokens + completion_tokens."""
+    tokens_per_entry: float | None = None
+    """total_tokens / entries."""
+
+
+class Totals(_Open):
+    """Run Card Spec ``totals``: the run's usage and cost in one place."""
+
+    prompt_tokens: int = 0
+    """As in ``tokens``."""
+    completion_tokens: int = 0
+    """As in ``tokens``."""
+    reasoning_tokens: int = 0
+    """As in ``tokens``."""
+    cached_tokens: int = 0
+    """As in ``tokens``."""
+    total_cost_usd: float | None = None
+    """As in ``cost``."""
+    cost_per_entry_usd: float | None = None
+    """As in ``cost``."""
+    reasoning_ratio: float = 0.0
+    """reasoning_tokens / completion_tokens (0 without completion tokens)."""
+
+
+
 class RunCard(_Open):
     schema_version: str = SCHEMA_VERSION
     run_id: str
@@ -140,11 +322,11 @@ class RunCard(_Open):
     analyser_skipped: str | None = None  # the analyser spec a --skip-analyser run left out
     terminology: dict[str, list[str]] | None = None
     fingerprint: Fingerprint
-    scores: dict[str, Any]
-    cost: dict[str, Any]
-    speed: dict[str, Any]
-    tokens: dict[str, Any]
-    totals: dict[str, Any]
+    scores: Scores
+    cost: Cost
+    speed: Speed
+    tokens: Tokens
+    totals: Totals
     metrics: dict[str, MetricInfo]
     environment: Environment
     warnings: list[str] = Field(default_factory=list)

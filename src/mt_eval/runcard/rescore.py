@@ -12,7 +12,7 @@ from typing import Any
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.languages.card import language_card, without_analyser
 from mt_eval.methods.base import Translation
-from mt_eval.runcard.builder import score_translations
+from mt_eval.scoring.pipeline import score_outputs
 from mt_eval.scoring.scores import MetricTable
 
 
@@ -40,6 +40,6 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -
     if card.get("analyser_skipped"):
         target = without_analyser(target)
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
-    table, _ = score_translations(dataset, translations, target, language_card(ds["source_language"]),
-                                  only=only, terminology=terms)
+    table, _ = score_outputs(dataset, translations, target, language_card(ds["source_language"]),
+                             only=only, terminology=terms)
     return table

@@ -18,7 +18,8 @@ from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.rescore import table_from_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
-from mt_eval.scoring.intervals import BootstrapConfig, scores_with_intervals
+from mt_eval.scoring.pipeline import quality_scores
+from mt_eval.stats.config import BootstrapConfig
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -44,7 +45,7 @@ def _rescore(card: dict[str, Any]) -> dict[str, Any]:
     profile = card["profile"]
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
-    fresh = scores_with_intervals(table, profile, config)
+    fresh = quality_scores(table, profile, config)
     em, chrf = table.entry_values("exact_match_rate"), table.entry_values("chrf_plus_plus")
     rows = [
         {"exact_match": bool(em[i]) if em is not None else r["exact_match"],

@@ -61,6 +61,22 @@ def quality_tier(score: float | None) -> str:
     return "baseline"  # negative composites cannot occur; keep the label total anyway
 
 
+# Benchmark Spec §5 and §7.2: no method reaches Deployable or above on metrics alone; until a
+# community review of the run passes, such a tier is shown as awaiting review and counts as this.
+REVIEW_GATED = ("deployable", "fluent")
+UNREVIEWED_CAP = "functional"
+
+
+def effective_tier(tier: str, reviewed: bool = False) -> str:
+    """The tier that counts (ranking, filters, colours): capped at functional until reviewed."""
+    return UNREVIEWED_CAP if tier in REVIEW_GATED and not reviewed else tier
+
+
+def tier_label(tier: str, reviewed: bool = False) -> str:
+    """How a tier is shown to people: "deployable — awaiting review" until a review passes."""
+    return f"{tier} — awaiting review" if tier in REVIEW_GATED and not reviewed else tier
+
+
 def cost_adjusted(score: float | None, cost_per_entry_usd: float | None) -> float | None:
     """§6.3 with the denominator floored at 1 (DESIGN decision 3); None when cost is 0 or unknown."""
     if score is None or not cost_per_entry_usd:

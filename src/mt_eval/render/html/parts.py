@@ -11,6 +11,7 @@ from typing import Any
 
 from mt_eval.errors import UserError
 from mt_eval.render.html.assets import TIER_COLOURS
+from mt_eval.scoring.composite import effective_tier, tier_label
 
 LABELS = {"chrf_plus_plus": "chrF++", "chrf": "chrF", "bleu": "BLEU", "ter": "TER", "comet_score": "COMET"}
 # Extra scores a card may carry without a metrics entry; drawn on a 0–1 scale unless listed in metrics.
@@ -56,8 +57,11 @@ def short(value: Any, n: int = 12) -> str:
 
 
 def badge(tier: Any) -> str:
-    colour = TIER_COLOURS.get(str(tier), TIER_COLOURS["unscored"])
-    return f'<span class="badge tier-{e(tier)}" style="background:{colour}">{e(tier)}</span>'
+    """The tier as people see it: deployable and above are capped until a review passes (§7.2)."""
+    shown = effective_tier(str(tier))
+    colour = TIER_COLOURS.get(shown, TIER_COLOURS["unscored"])
+    label = tier_label(str(tier))
+    return f'<span class="badge tier-{e(shown)}" style="background:{colour}" title="{e(label)}">{e(label)}</span>'
 
 
 def ci_pair(ci: Any) -> tuple[float, float] | None:

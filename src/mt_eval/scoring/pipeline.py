@@ -1,0 +1,47 @@
+"""Scoring one run, in one place: outputs → metric statistics → the card's ``scores`` block.
+
+``run`` and ``score`` (through ``api.evaluate``), ``verify`` and ``compare`` (through
+``runcard.rescore``) all score with these two functions, so a number on a card, its verification
+and its comparison can never come from different code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from mt_eval.corpus.models import Dataset
+from mt_eval.languages.card import LanguageCard
+from mt_eval.methods.base import Translation
+from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.registry import metrics_for
+from mt_eval.scoring.intervals import scores_with_intervals
+from mt_eval.scoring.scores import MetricTable
+from mt_eval.stats.config import BootstrapConfig
+
+
+def score_outputs(
+    dataset: Dataset,
+    translations: Sequence[Translation],
+    target: LanguageCard,
+    source: LanguageCard,
+    *,
+    only: list[str] | None = None,
+    terminology: Mapping[str, tuple[str, ...]] | None = None,
+) -> tuple[MetricTable, list[str]]:
+    """Every applicable metric's per-entry statistics (or the ``only`` subset), and the scored outputs.
+
+    A failed entry is scored as an empty output (docs/decisions.md §1): excluding it would reward
+    flaky methods.
+    """
+    hypotheses = ["" if t.error else t.text for t in translations]
+    errors = np.asarray([t.error is not None for t in translations], dtype=bool)
+    ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology)
+    return MetricTable.compute(metrics_for(target, only), hypotheses, ctx, errors), hypotheses
+
+
+def quality_scores(table: MetricTable, profile: str, bootstrap: BootstrapConfig) -> dict[str, Any]:
+    """The card's ``scores`` quality block: values, counts, composite, tier, breakdowns, intervals."""
+    return scores_with_intervals(table, profile, bootstrap)
