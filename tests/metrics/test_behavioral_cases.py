@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from mt_eval.corpus.models import Entry
 from mt_eval.languages.card import language_card
 from mt_eval.metrics.base import MetricContext
@@ -72,6 +74,14 @@ def test_terminology_and_consistency() -> None:
     assert _value(TerminologyAdherence(), hyps, ctx) == 1.0
     # bank rendered banco twice of 3; river seen once (not repeated) -> 2/3
     assert abs(_value(Consistency(), hyps, ctx) - 2 / 3) < 1e-12
+    # aggregate is a function of the summed statistics alone: a fresh instance (as in the parent of
+    # a forked extraction) gives the same value, for one sum and for a batch of subset sums
+    stats = Consistency().statistics(hyps, ctx)
+    assert abs(float(Consistency().aggregate(stats.sum(axis=0))) - 2 / 3) < 1e-12
+    batch = np.stack([stats.sum(axis=0), stats[1:3].sum(axis=0), stats[3:].sum(axis=0)])
+    got = Consistency().aggregate(batch)
+    assert got[0] == 2 / 3 and got[1] == 1.0 and np.isnan(got[2])  # banco twice; nothing repeated
+    assert np.isnan(Consistency().aggregate(np.zeros_like(stats[:0].sum(axis=0))))
     none = MetricContext(entries, language_card("es"), language_card("en"))
     assert TerminologyAdherence().statistics(hyps, none).sum() == 0
 

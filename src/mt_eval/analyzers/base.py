@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mt_eval import plugins
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
 
@@ -139,9 +140,7 @@ def open_analyser(spec: str) -> Analyser:
 
 
 def _plugin_kinds() -> dict[str, type[Analyser]]:
-    from importlib.metadata import entry_points
-
-    return {ep.name: ep.load() for ep in entry_points(group="mt_eval.analyzers")}
+    return plugins.plugins(plugins.ANALYZERS)
 
 
 @lru_cache(maxsize=32)

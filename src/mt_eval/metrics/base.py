@@ -9,6 +9,7 @@ computed twice.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -49,16 +50,38 @@ class MetricContext:
 
 @runtime_checkable
 class Metric(Protocol):
+    """Everything the scoring code uses of a metric; nothing is probed with ``getattr``/``hasattr``.
+
+    Built-ins inherit ``MetricBase``, which supplies the optional members; a plugin object that
+    does not inherit it is checked and given the same defaults once, by the registry
+    (``metrics.registry.as_metric``), so the rest of the code can rely on every member existing.
+    """
+
     id: str  # the run-card key (Scoring Spec §9)
     scale: float  # native scale: 100 for chrF++/BLEU/TER, 1 for rates; composite divides by it
     higher_is_better: bool
     level: Level
     status: Status
+    cost: float  # relative extraction time; large runs balance metrics over two cores by it
+    derives_from: str | None  # id of the metric whose statistics ``derive`` reads, if any
 
     def applies_to(self, target: LanguageCard) -> bool: ...
 
+    def bind(self, target: LanguageCard) -> None:
+        """Prepare for the target language (build a scorer) before ``statistics``/``aggregate``;
+        called in the parent process too, since a worker may have extracted the statistics."""
+        ...
+
+    def signature(self, target: LanguageCard) -> str | None:
+        """What pins the metric's exact configuration (sacrebleu signature, analyser file); None."""
+        ...
+
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         """Per-entry sufficient statistics, shape (n_entries, k), float64."""
+        ...
+
+    def derive(self, computed: Mapping[str, np.ndarray], ctx: MetricContext) -> np.ndarray | None:
+        """Statistics sliced from ``computed[self.derives_from]``, or None: compute them yourself."""
         ...
 
     def aggregate(self, sums: np.ndarray) -> np.ndarray:
@@ -68,3 +91,41 @@ class Metric(Protocol):
     def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
         """Per-entry values (n,), or None for corpus-only metrics such as BLEU."""
         ...
+
+
+class MetricBase(ABC):
+    """The defaults every built-in metric shares: a plain metric of cost 1 that applies to every
+    language, needs no preparation, has no signature and derives nothing. Subclasses implement
+    ``statistics``, ``aggregate`` and ``entry_values``."""
+
+    id = ""
+    scale = 1.0
+    higher_is_better = True
+    level = Level.BOTH
+    status = Status.IMPLEMENTED
+    cost = 1.0
+    derives_from: str | None = None
+
+    def applies_to(self, target: LanguageCard) -> bool:
+        return True
+
+    def bind(self, target: LanguageCard) -> None:  # noqa: B027 - a no-op default, not abstract
+        """Nothing to prepare by default."""
+
+    def signature(self, target: LanguageCard) -> str | None:
+        return None
+
+    def derive(self, computed: Mapping[str, np.ndarray], ctx: MetricContext) -> np.ndarray | None:
+        return None
+
+    @abstractmethod
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        """Per-entry sufficient statistics, shape (n_entries, k), float64."""
+
+    @abstractmethod
+    def aggregate(self, sums: np.ndarray) -> np.ndarray:
+        """Value from statistics summed over entries; vectorised: (..., k) -> (...)."""
+
+    @abstractmethod
+    def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
+        """Per-entry values (n,), or None for corpus-only metrics."""

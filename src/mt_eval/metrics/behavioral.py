@@ -21,7 +21,7 @@ from mt_eval.analyzers.base import analyser_for
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import word_scripts, words
-from mt_eval.metrics.base import Level, MetricContext, Status
+from mt_eval.metrics.base import Level, MetricBase, MetricContext
 from mt_eval.metrics.rates import RateMetric, RatioMetric
 
 # --- equivalent match -------------------------------------------------------------------------
@@ -169,37 +169,36 @@ class TerminologyAdherence(RateMetric):
         return float(sum(1 for i in found.values() if i >= 0)), float(len(found))
 
 
-class Consistency:
+class Consistency(MetricBase):
     """Corpus-level: for terms seen in ≥ 2 entries, the share rendered the term's most frequent way.
 
     Statistics are one count per (term, rendering) — accepted target terms plus "other" — so the
-    value of any subset or resample is exact: Σ_terms max_r count / Σ_terms count.
+    value of any subset or resample is exact: Σ_terms max_r count / Σ_terms count. Two trailing
+    columns, 1 and the grid's width per entry, let ``aggregate`` recover the grid's shape from the
+    sums alone (width = Σ width / Σ 1), so no state passes from ``statistics`` to ``aggregate`` and
+    statistics extracted in another process aggregate the same.
     """
 
     id = "consistency_score"
-    scale = 1.0
-    higher_is_better = True
     level = Level.CORPUS
-    status = Status.IMPLEMENTED
-
-    def __init__(self) -> None:
-        self.width = 1
-
-    def applies_to(self, target: LanguageCard) -> bool:
-        return True
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         terms = dict(ctx.terminology or {})
-        self.width = 1 + max((len(t) for t in terms.values()), default=0)
-        stats = np.zeros((len(hypotheses), max(1, len(terms)), self.width))
+        width = 1 + max((len(t) for t in terms.values()), default=0)
+        grid = np.zeros((len(hypotheses), max(1, len(terms)), width))
         column = {src: t for t, src in enumerate(terms)}
         for n, hyp in enumerate(hypotheses):
             for src, idx in term_renderings(ctx.entries[n].source, hyp, terms).items():
-                stats[n, column[src], idx if idx >= 0 else self.width - 1] += 1
-        return stats.reshape(len(hypotheses), -1)
+                grid[n, column[src], idx if idx >= 0 else width - 1] += 1
+        shape = np.tile([1.0, float(width)], (len(hypotheses), 1))
+        return np.concatenate([grid.reshape(len(hypotheses), -1), shape], axis=1)
 
     def aggregate(self, sums: np.ndarray) -> np.ndarray:
-        grid = sums.reshape(*sums.shape[:-1], -1, self.width)
+        entries, widths = sums[..., -2], sums[..., -1]
+        if not np.any(entries > 0):  # no entries summed: nothing to be consistent about
+            return np.full(sums.shape[:-1], np.nan)
+        width = round(float(widths.max() / entries.max()))  # the same for every sum of one run
+        grid = sums[..., :-2].reshape(*sums.shape[:-1], -1, width)
         totals = grid.sum(axis=-1)
         repeated = totals >= 2
         num = np.where(repeated, grid.max(axis=-1), 0).sum(axis=-1)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from importlib.metadata import entry_points
 
+from mt_eval import plugins
 from mt_eval.languages.card import LanguageCard
 
 Hook = Callable[[str, str, LanguageCard], str]
@@ -50,7 +50,8 @@ BUILTIN_HOOKS: dict[str, Hook] = {"restore_placeholders": restore_placeholders, 
 
 
 def available_hooks() -> dict[str, Hook]:
-    return {**BUILTIN_HOOKS, **{ep.name: ep.load() for ep in entry_points(group="mt_eval.hooks")}}
+    """Built-ins first, then plugins (scanned once per process, ``mt_eval.plugins``)."""
+    return {**BUILTIN_HOOKS, **plugins.plugins(plugins.HOOKS)}
 
 
 def apply_hooks(output: str, source: str, card: LanguageCard, hooks: dict[str, Hook] | None = None) -> str:

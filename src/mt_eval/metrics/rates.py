@@ -7,28 +7,19 @@ they all inherit the same aggregate and per-entry values and get CIs and paired 
 from __future__ import annotations
 
 import unicodedata
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Sequence
 
 import numpy as np
 
-from mt_eval.languages.card import LanguageCard
-from mt_eval.metrics.base import Level, MetricContext, Status
+from mt_eval.metrics.base import MetricBase, MetricContext
 
 
-class RatioMetric(ABC):
+class RatioMetric(MetricBase):
     """Statistics (numerator, denominator) per entry; value = Σnum / Σden. Subclasses that see the
     whole run at once (one analyser pass over every word) implement ``statistics`` directly."""
 
-    id = ""
     cost = 0.05  # relative extraction cost (see scoring.extraction): string comparisons are cheap
-    scale = 1.0
-    higher_is_better = True
-    level = Level.BOTH
-    status = Status.IMPLEMENTED
-
-    def applies_to(self, target: LanguageCard) -> bool:
-        return True
 
     @abstractmethod
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:

@@ -8,27 +8,23 @@ tests check against sacrebleu on every resample.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from mt_eval.languages.card import LanguageCard
-from mt_eval.metrics.base import Level, MetricContext, Status
+from mt_eval.metrics.base import Level, MetricBase, MetricContext
 
 _LOG_ZERO = -9999999999.0  # sacrebleu's my_log(0)
 
 
-class SacreMetric(ABC):
+class SacreMetric(MetricBase):
     """Shared plumbing: the metric object, statistics extraction and the exact scalar path."""
 
-    id = ""
     scale = 100.0
-    higher_is_better = True
-    level = Level.BOTH
-    status = Status.IMPLEMENTED
 
     @abstractmethod
     def _scorer(self, target: LanguageCard) -> Any:
@@ -37,20 +33,21 @@ class SacreMetric(ABC):
     def __init__(self) -> None:
         self._metric: Any = None
 
-    def applies_to(self, target: LanguageCard) -> bool:
-        return True
-
-    def bind(self, target: LanguageCard) -> Any:
+    def scorer(self, target: LanguageCard) -> Any:
+        """The configured sacrebleu object, built once per metric instance."""
         if self._metric is None:
             self._metric = self._scorer(target)
             self._metric.num_refs = 1  # one reference stream; sacrebleu's signature needs it
         return self._metric
 
-    def signature(self, target: LanguageCard) -> str:
-        return str(self.bind(target).get_signature())
+    def bind(self, target: LanguageCard) -> None:
+        self.scorer(target)
+
+    def signature(self, target: LanguageCard) -> str | None:
+        return str(self.scorer(target).get_signature())
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
-        metric = self.bind(ctx.target)
+        metric = self.scorer(ctx.target)
         refs = [e.reference for e in ctx.entries]
         rows = metric._extract_corpus_statistics(list(hypotheses), [refs])
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), -1)
@@ -110,13 +107,14 @@ class ChrF(ChrFBase):
 
     id = "chrf"
 
-    def derive(self, computed: dict[str, np.ndarray], ctx: MetricContext) -> np.ndarray | None:
+    derives_from = "chrf_plus_plus"
+
+    def derive(self, computed: Mapping[str, np.ndarray], ctx: MetricContext) -> np.ndarray | None:
         """chrF's statistics are the character block of chrF++'s (single reference): reuse them."""
         plus = computed.get("chrf_plus_plus")
         if plus is None:
             return None
-        metric = self.bind(ctx.target)
-        return plus[:, : 3 * metric.char_order]
+        return plus[:, : 3 * self.scorer(ctx.target).char_order]
 
 
 class ChrFPlusPlus(ChrFBase):

@@ -24,16 +24,12 @@ PARALLEL_MIN = 1500  # below this the fork costs more than it saves (measured: ~
 _FORKED: dict[str, Any] = {}
 
 
-def _cost(metric: Metric) -> float:
-    return float(getattr(metric, "cost", 1.0))
-
-
 def _bins(metrics: Sequence[Metric]) -> tuple[list[Metric], list[Metric]]:
     """Greedy two-way partition by cost: the heaviest metric goes to the lighter bin."""
     here: list[Metric] = []
     there: list[Metric] = []
-    for m in sorted(metrics, key=_cost, reverse=True):
-        (here if sum(map(_cost, here)) <= sum(map(_cost, there)) else there).append(m)
+    for m in sorted(metrics, key=lambda m: m.cost, reverse=True):
+        (here if sum(x.cost for x in here) <= sum(x.cost for x in there) else there).append(m)
     return here, there
 
 
@@ -54,12 +50,11 @@ def extract_statistics(
     metrics: Sequence[Metric], hypotheses: Sequence[str], ctx: MetricContext, *, parallel: bool | None = None
 ) -> dict[str, np.ndarray]:
     """``{metric id: (n, k) statistics}`` in the order of ``metrics``; identical whether parallel or not."""
-    own = [m for m in metrics if not hasattr(m, "derive")]
-    derived = [m for m in metrics if hasattr(m, "derive")]
+    ids = {m.id for m in metrics}
+    derived = [m for m in metrics if m.derives_from is not None and m.derives_from in ids]
+    own = [m for m in metrics if m not in derived]
     for m in metrics:
-        bind = getattr(m, "bind", None)
-        if bind is not None:
-            bind(ctx.target)  # aggregate() needs the scorer in this process too
+        m.bind(ctx.target)  # aggregate() needs the scorer in this process too
     if parallel is None:
         parallel = len(hypotheses) >= PARALLEL_MIN and _can_fork()
     stats: dict[str, np.ndarray] = {}
