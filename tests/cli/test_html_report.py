@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from mt_eval.cli import app
 from mt_eval.render.html import render_html
+from mt_eval.scoring.composite import effective_tier, tier_label
 
 runner = CliRunner()
 N = 30
@@ -153,7 +154,7 @@ def test_composite_tier_and_ci_as_on_card(scored):
     s = card["scores"]
     assert p.text("composite-value") == f"{s['composite']:.4f}"
     hero_badges = [a for t, a in p.tags if t == "span" and "badge" in (a.get("class") or "")]
-    assert hero_badges and f"tier-{s['quality_tier']}" in (hero_badges[0].get("class") or "")
+    assert hero_badges and f"tier-{effective_tier(s['quality_tier'])}" in (hero_badges[0].get("class") or "")
     ci = s["confidence_intervals"]["composite"]
     assert p.text("composite-ci") == f"95% CI [{ci['ci_lower']:.4f}, {ci['ci_upper']:.4f}]"
 
@@ -239,7 +240,7 @@ def test_breakdowns_and_blocks(scored):
             assert len(p.rows[name]) == len(groups)
             for row, (key, g) in zip(p.rows[name], groups.items(), strict=True):
                 assert row[0] == str(key) and row[1] == str(g["total"]) and row[2] == str(g["errors"])
-                assert f"{g['composite']:.4f}" in row[6] and row[7] == g["quality_tier"]
+                assert f"{g['composite']:.4f}" in row[6] and row[7] == tier_label(g["quality_tier"])
     assert "Cost (USD)" in scored["page"] and "elapsed_seconds" in scored["page"]
     assert "total_tokens" in scored["page"]
 
