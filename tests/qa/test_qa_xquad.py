@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 from mt_eval.cli import app
 from mt_eval.qa.data import GoldSet, Prediction, load_gold
-from mt_eval.qa.evaluate import BootstrapConfig, score_system
+from mt_eval.qa.evaluate import score_system
 from mt_eval.qa.run import RunOptions, run_qa
+from mt_eval.stats.config import BootstrapConfig
 
 XQUAD_LANGS = ["ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh"]
 WHOLE = {"ar", "el", "en", "hi", "th", "zh"}  # the languages tests/data/xquad keeps whole; the rest are sliced

@@ -34,9 +34,12 @@ def verify(card: CardArg) -> None:
 
     Example: mt-eval verify runs/demo/run_card.json
     """
+    from mt_eval.qa.card import is_qa_card, verify_qa_card
+    from mt_eval.runcard.io import migrate, read_card_json
     from mt_eval.runcard.verify import verify_card
 
-    problems = verify_card(load_card(card))
+    data = read_card_json(card)  # a QA card (``mt-eval qa … --out``) has a schema of its own
+    problems = verify_qa_card(data) if is_qa_card(data) else verify_card(migrate(data, file=str(card)))
     if problems:
         err.print(f"[red]FAILED[/red] {escape(str(card))}: {escape(problems[0])}", highlight=False, soft_wrap=True)
         for extra in problems[1:5]:

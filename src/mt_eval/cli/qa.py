@@ -1,8 +1,10 @@
 """``mt-eval qa``: score one QA system, or compare several against a baseline.
 
 A typer sub-application that the main CLI mounts (``app.add_typer(qa_app, name="qa")``). The
-commands only parse options, call :func:`mt_eval.qa.run.run_qa` and print; a ``UserError`` leaves
-through the root group's one error path (one line, exit 2).
+commands only parse options, call :func:`mt_eval.qa.run.run_qa`, print (``mt_eval.render.qa``) and
+write metrics.json with the sealed QA card beside it (``mt-eval verify`` checks the card); a
+``UserError`` leaves through the root group's one error path (one line, exit 2; ``--debug`` shows
+the traceback).
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from typing import Annotated
 
 import typer
 
-from mt_eval.cli.common import BOOTSTRAP, sub_app
+from mt_eval.cli.common import BOOTSTRAP, AlphaOpt, SeedOpt, sub_app
 from mt_eval.errors import UserError
-from mt_eval.qa.evaluate import BootstrapConfig
+from mt_eval.qa.card import build_card
 from mt_eval.qa.metrics import DEFAULT_RLC_THRESHOLD
-from mt_eval.qa.report import QAReport, format_statistics, format_summary, metrics_document, per_sample_rows, warnings
+from mt_eval.qa.report import CORRECTIONS, Correction, QAReport, metrics_document, per_sample_rows
 from mt_eval.qa.run import JudgeConfig, RunOptions, parse_system_spec, run_qa
+from mt_eval.render.qa import format_statistics, format_summary, warnings
+from mt_eval.runcard.io import write_card
+from mt_eval.stats.config import BootstrapConfig
 
 JUDGE = JudgeConfig(model="")  # the judge options' defaults
 
@@ -29,7 +34,11 @@ Gold = Annotated[Path, typer.Option("--gold", help="Gold QA data: SQuAD v1.1 JSO
 Lang = Annotated[
     str | None, typer.Option("--lang", help="Target language (e.g. zh, th); defaults to the gold records' lang.")
 ]
-Out = Annotated[Path | None, typer.Option("--out", help="Write metrics.json here.")]
+Out = Annotated[Path | None, typer.Option("--out", help="Write metrics.json here (and qa_card.json beside it).")]
+CardPath = Annotated[
+    Path | None, typer.Option("--card", help="Write the sealed QA card here (default: qa_card.json beside --out).")
+]
+CorrectionOpt = Annotated[str, typer.Option("--correction", help="Multiple-comparison correction: holm or none.")]
 PerSample = Annotated[Path | None, typer.Option("--per-sample", help="Write per-sample values (JSONL) here.")]
 Threshold = Annotated[float, typer.Option("--rlc-threshold", help="RLC_OK threshold.")]
 OnlyPredicted = Annotated[
@@ -37,8 +46,6 @@ OnlyPredicted = Annotated[
     typer.Option("--only-predicted", help="Score only questions every system answered (default: all gold)."),
 ]
 Resamples = Annotated[int, typer.Option("--bootstrap", "-b", "--n-resamples", min=1, help="Bootstrap resamples.")]
-Alpha = Annotated[float, typer.Option("--alpha", help="Significance level / 1 - CI level.")]
-Seed = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
 JudgeModel = Annotated[
     str | None, typer.Option("--judge-model", help="LLM judge model; semantic_score is computed only with it.")
 ]
@@ -51,7 +58,9 @@ JudgeBaseUrl = Annotated[
 JudgeKeyEnv = Annotated[
     str | None, typer.Option("--judge-api-key-env", help="Environment variable holding the API key.")
 ]
-JudgeCachePath = Annotated[str, typer.Option("--judge-cache", help="SQLite response cache, shared with the LLM methods ('' disables).")]
+JudgeCachePath = Annotated[
+    str, typer.Option("--judge-cache", help="SQLite response cache, shared with the LLM methods ('' disables).")
+]
 JudgeConcurrency = Annotated[int, typer.Option("--judge-concurrency", help="Judge requests in flight.")]
 JudgeTemperature = Annotated[float, typer.Option("--judge-temperature", help="Judge sampling temperature.")]
 
@@ -70,16 +79,28 @@ def _judge(
     )  # fmt: skip
 
 
-def _emit(report: QAReport, out: Path | None, per_sample: Path | None) -> None:
+def _correction(value: str) -> Correction:
+    for correction in CORRECTIONS:
+        if value == correction:
+            return correction
+    raise UserError(f"unknown --correction '{value}' (use holm or none)", field="correction")
+
+
+def _emit(report: QAReport, out: Path | None, per_sample: Path | None, card: Path | None) -> None:
     for line in warnings(report):
         typer.echo(line, err=True)
     typer.echo(format_summary(report))
     typer.echo(format_statistics(report))
+    if card is None and out is not None:
+        card = out.with_name("qa_card.json")
     try:
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(metrics_document(report), ensure_ascii=False, indent=2) + "\n", "utf-8")
             typer.echo(f"wrote {out}", err=True)
+        if card is not None:
+            write_card(build_card(report), card)
+            typer.echo(f"wrote {card} (check it with: mt-eval verify {card})", err=True)
         if per_sample is not None:
             per_sample.parent.mkdir(parents=True, exist_ok=True)
             rows = (json.dumps(r, ensure_ascii=False) for r in per_sample_rows(report))
@@ -100,12 +121,14 @@ def score(
         typer.Option("--baseline-predictions", help="Baseline predictions (JSONL) for CNBE and paired tests."),
     ] = None,
     out: Out = None,
+    card: CardPath = None,
     per_sample: PerSample = None,
     rlc_threshold: Threshold = DEFAULT_RLC_THRESHOLD,
     only_predicted: OnlyPredicted = False,
     n_resamples: Resamples = BOOTSTRAP.n_resamples,
-    alpha: Alpha = BOOTSTRAP.alpha,
-    seed: Seed = BOOTSTRAP.seed,
+    alpha: AlphaOpt = BOOTSTRAP.alpha,
+    seed: SeedOpt = BOOTSTRAP.seed,
+    correction: CorrectionOpt = "holm",
     judge_model: JudgeModel = None,
     judge_provider: JudgeProvider = None,
     judge_base_url: JudgeBaseUrl = None,
@@ -122,12 +145,12 @@ def score(
         systems.insert(0, (baseline, baseline_predictions))
     options = RunOptions(
         lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
-        bootstrap=BootstrapConfig(n_resamples, alpha, seed),
+        bootstrap=BootstrapConfig(n_resamples, alpha, seed), correction=_correction(correction),
         judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
                      judge_concurrency, judge_temperature),
     )  # fmt: skip
     report = run_qa(gold, systems, options, baseline=baseline, report=[system])
-    _emit(report, out, per_sample)
+    _emit(report, out, per_sample, card)
 
 
 @qa_app.command("compare")
@@ -137,12 +160,14 @@ def compare(
     baseline: Annotated[str, typer.Option("--baseline", help="Name of the baseline system (e.g. direct).")],
     lang: Lang = None,
     out: Out = None,
+    card: CardPath = None,
     per_sample: PerSample = None,
     rlc_threshold: Threshold = DEFAULT_RLC_THRESHOLD,
     only_predicted: OnlyPredicted = False,
     n_resamples: Resamples = BOOTSTRAP.n_resamples,
-    alpha: Alpha = BOOTSTRAP.alpha,
-    seed: Seed = BOOTSTRAP.seed,
+    alpha: AlphaOpt = BOOTSTRAP.alpha,
+    seed: SeedOpt = BOOTSTRAP.seed,
+    correction: CorrectionOpt = "holm",
     judge_model: JudgeModel = None,
     judge_provider: JudgeProvider = None,
     judge_base_url: JudgeBaseUrl = None,
@@ -155,9 +180,9 @@ def compare(
     parsed = [parse_system_spec(s) for s in systems]
     options = RunOptions(
         lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
-        bootstrap=BootstrapConfig(n_resamples, alpha, seed),
+        bootstrap=BootstrapConfig(n_resamples, alpha, seed), correction=_correction(correction),
         judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
                      judge_concurrency, judge_temperature),
     )  # fmt: skip
     report = run_qa(gold, parsed, options, baseline=baseline)
-    _emit(report, out, per_sample)
+    _emit(report, out, per_sample, card)

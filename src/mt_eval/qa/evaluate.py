@@ -2,9 +2,11 @@
 
 Every metric is kept per sample, aligned on one ordered list of gold ids, so CNBE pairs each
 system with the baseline *by id* (spec §6) and the harness's generic bootstrap (``mt_eval.stats``)
-runs on the same values that produce the spec's mean ± std. A mean metric's sufficient statistics
-are ``(value, 1)`` per sample; a sample the judge could not score contributes ``(0, 0)``, so it
-drops out of the semantic mean and of its resamples alike.
+runs on the same values that produce the spec's mean ± std. The values come from, and the
+statistics go through, the metric protocol (``qa/measures.py``): ``(value, 1)`` per sample, and a
+sample the judge could not score contributes ``(0, 0)``, so it drops out of the semantic mean and
+of its resamples alike. Paired tests against the baseline are Holm-corrected across the systems,
+one family per metric, with the §8.2 significance rule, exactly as ``mt-eval compare`` does.
 
 A gold question without a prediction is scored as an empty answer (EM 0, F1 0) and counted as
 missing — leaving it out would reward systems that skip hard questions (DESIGN decision 1).
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,19 +24,19 @@ from mt_eval.errors import UserError
 from mt_eval.languages.scripts import language_scripts
 from mt_eval.qa.data import GoldItem, Prediction
 from mt_eval.qa.judge import JudgeItem, JudgeParseError, SemanticJudge
-from mt_eval.qa.metrics import (
-    DEFAULT_RLC_THRESHOLD,
-    best_exact_match,
-    best_f1,
-    cnbe_values,
-    compute_rlc,
-    mean_std,
+from mt_eval.qa.measures import (
+    METRIC_KEYS,
+    TESTED_METRICS,
+    TEXT_METRICS,
+    QASamples,
+    Recorded,
 )
-from mt_eval.stats import bootstrap_ci, paired_bootstrap, resample_counts
+from mt_eval.qa.metrics import DEFAULT_RLC_THRESHOLD, cnbe_values, mean_std
+from mt_eval.stats import Aggregate, bootstrap_many, holm, is_significant, paired_bootstrap_many, resample_counts
 from mt_eval.stats.config import BootstrapConfig
 
-#: Metrics that get bootstrap CIs and paired tests (plus semantic_score when judged).
-TESTED_METRICS = ("em", "f1", "rlc")
+#: Per-sample status of a prediction: answered, no line in the predictions file, or ``null``.
+ANSWERED, MISSING, FAILED = "answered", "missing", "null"
 
 
 @dataclass
@@ -44,6 +47,7 @@ class SystemResult:
     ids: tuple[str, ...]
     langs: tuple[str, ...]
     predictions: tuple[str, ...]
+    status: tuple[str, ...]
     em: np.ndarray
     f1: np.ndarray
     rlc: np.ndarray
@@ -51,20 +55,36 @@ class SystemResult:
     cost: np.ndarray
     cnbe: np.ndarray | None = None
     semantic: np.ndarray | None = None  # NaN where the judge's reply was unusable
-    missing: int = 0
-    failed: int = 0
-    semantic_errors: int = 0
+
+    @property
+    def missing(self) -> int:
+        return self.status.count(MISSING)
+
+    @property
+    def failed(self) -> int:
+        return self.status.count(FAILED)
+
+    @property
+    def semantic_errors(self) -> int:
+        return 0 if self.semantic is None else int(np.isnan(self.semantic).sum())
 
     def values(self, metric: str) -> np.ndarray | None:
         return self.semantic if metric == "semantic_score" else getattr(self, metric)
 
+    def metrics(self) -> dict[str, np.ndarray]:
+        """Per-sample values of every computed metric, in the spec's order."""
+        return {key: v for key in METRIC_KEYS if (v := self.values(key)) is not None}
+
+    def measured(self, metrics: Sequence[str]) -> tuple[dict[str, np.ndarray], dict[str, Aggregate]]:
+        """``metrics``' statistics and aggregates under the metric protocol, for ``mt_eval.stats``."""
+        recorded = {key: Recorded(key, _values(self, key)) for key in metrics}
+        return ({k: m.statistics(self.predictions) for k, m in recorded.items()},
+                {k: m.aggregate for k, m in recorded.items()})
+
     def summary(self) -> dict[str, float]:
         """The spec's metrics.json block for this system, keys in the spec's order."""
         out: dict[str, float] = {}
-        for key in ("em", "f1", "rlc", "rlc_ok", "cost", "cnbe", "semantic_score"):
-            values = self.values(key)
-            if values is None:
-                continue
+        for key, values in self.metrics().items():
             mean, std = mean_std(values[~np.isnan(values)])
             out[key], out[f"{key}_std"] = mean, std
         out["n"] = float(len(self.ids))  # the spec writes n as a float ("n": 10.0)
@@ -108,33 +128,24 @@ def score_system(
     lang: str | None,
     rlc_threshold: float = DEFAULT_RLC_THRESHOLD,
 ) -> SystemResult:
-    """EM, F1, RLC, RLC_OK and cost for every sample of ``items``."""
-    langs = [sample_lang(item, lang) for item in items]
+    """EM, F1, RLC, RLC_OK (through the metric protocol) and cost for every sample of ``items``."""
+    samples = QASamples(tuple(items), tuple(sample_lang(item, lang) for item in items), rlc_threshold)
     texts: list[str] = []
     cost: list[float] = []
-    missing = failed = 0
+    status: list[str] = []
     for item in items:
         pred = predictions.get(item.id)
-        if pred is None:
-            missing += 1
-        elif pred.prediction is None:
-            failed += 1
+        status.append(MISSING if pred is None else FAILED if pred.prediction is None else ANSWERED)
         texts.append((pred.prediction or "") if pred is not None else "")
         cost.append(pred.cost if pred is not None else 0.0)
-    rlc = np.array([compute_rlc(t, lg) for t, lg in zip(texts, langs, strict=True)])
+    values: dict[str, Any] = {}
+    for metric_type in TEXT_METRICS:
+        metric = metric_type(samples)
+        values[metric.id] = metric.entry_values(metric.statistics(texts))
     return SystemResult(
-        name=name,
-        ids=tuple(item.id for item in items),
-        langs=tuple(langs),
-        predictions=tuple(texts),
-        em=np.array([best_exact_match(t, item.answers) for t, item in zip(texts, items, strict=True)]),
-        f1=np.array([best_f1(t, item.answers, lg) for t, item, lg in zip(texts, items, langs, strict=True)]),
-        rlc=rlc,
-        rlc_ok=(rlc >= rlc_threshold).astype(np.float64),
-        cost=np.array(cost, dtype=np.float64),
-        missing=missing,
-        failed=failed,
-    )
+        name=name, ids=tuple(item.id for item in items), langs=samples.langs, predictions=tuple(texts),
+        status=tuple(status), cost=np.array(cost, dtype=np.float64), **values,
+    )  # fmt: skip
 
 
 def apply_cnbe(system: SystemResult, baseline: SystemResult) -> None:
@@ -173,18 +184,13 @@ async def apply_semantic(
         system.semantic = np.array(
             [np.nan if isinstance(r, JudgeParseError) else r.score for r in chunk], dtype=np.float64
         )
-        system.semantic_errors = sum(isinstance(r, JudgeParseError) for r in chunk)
 
 
-def _mean_stats(values: np.ndarray) -> np.ndarray:
-    """(value, 1) per sample; a NaN (unjudged) sample becomes (0, 0) and so counts nowhere."""
-    ok = ~np.isnan(values)
-    return np.column_stack([np.where(ok, values, 0.0), ok.astype(np.float64)])
-
-
-def _mean_aggregate(sums: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(sums[..., 0] / sums[..., 1], dtype=np.float64)
+def _values(system: SystemResult, metric: str) -> np.ndarray:
+    values = system.values(metric)
+    if values is None:
+        raise ValueError(f"{system.name}: {metric} was not computed")
+    return values
 
 
 def _tested(system: SystemResult) -> list[str]:
@@ -192,39 +198,55 @@ def _tested(system: SystemResult) -> list[str]:
 
 
 def confidence_intervals(system: SystemResult, cfg: BootstrapConfig) -> dict[str, dict[str, float]]:
-    """Percentile bootstrap CIs of the mean of each tested metric."""
+    """Percentile bootstrap CIs of the mean of each tested metric, on one set of resamples."""
+    tested = _tested(system)
     counts = resample_counts(len(system.ids), cfg.n_resamples, cfg.seed)
-    out: dict[str, dict[str, float]] = {}
-    for metric in _tested(system):
-        values = system.values(metric)
-        assert values is not None
-        ci = bootstrap_ci(
-            _mean_stats(values), _mean_aggregate, n_resamples=cfg.n_resamples, alpha=cfg.alpha,
-            seed=cfg.seed, counts=counts,
-        )  # fmt: skip
-        out[metric] = {"point": ci.point, "ci_lower": ci.ci_lower, "ci_upper": ci.ci_upper}
-    return out
+    stats, aggregates = system.measured(tested)
+    cis = bootstrap_many(stats, aggregates, alpha=cfg.alpha, seed=cfg.seed, counts=counts)
+    return {m: {"point": ci.point, "ci_lower": ci.ci_lower, "ci_upper": ci.ci_upper} for m, ci in cis.items()}
 
 
 def paired_tests(
     baseline: SystemResult, system: SystemResult, cfg: BootstrapConfig
 ) -> dict[str, dict[str, float | bool]]:
-    """Paired bootstrap of ``system`` − ``baseline`` on the same resampled samples, per metric."""
+    """Paired bootstrap of ``system`` − ``baseline`` on the same resampled samples, per metric
+    (uncorrected; :func:`holm_correct` adjusts a family of them)."""
     if baseline.ids != system.ids:
         raise UserError(f"systems '{baseline.name}' and '{system.name}' were scored on different samples")
+    tested = [m for m in _tested(system) if baseline.values(m) is not None]
     counts = resample_counts(len(system.ids), cfg.n_resamples, cfg.seed)
-    out: dict[str, dict[str, float | bool]] = {}
-    for metric in _tested(system):
-        a, b = baseline.values(metric), system.values(metric)
-        if a is None or b is None:
-            continue
-        res = paired_bootstrap(
-            _mean_stats(a), _mean_stats(b), _mean_aggregate, metric=metric,
-            n_resamples=cfg.n_resamples, alpha=cfg.alpha, seed=cfg.seed, counts=counts,
-        )  # fmt: skip
-        out[metric] = {
+    (stats_a, aggregates), (stats_b, _) = baseline.measured(tested), system.measured(tested)
+    results = paired_bootstrap_many(stats_a, stats_b, aggregates, alpha=cfg.alpha, seed=cfg.seed, counts=counts)
+    return {
+        metric: {
             "baseline": res.score_a, "system": res.score_b, "delta": res.delta,
             "ci_lower": res.ci_lower, "ci_upper": res.ci_upper, "p_value": res.p_value,
             "significant": bool(res.significant),
-        }  # fmt: skip
-    return out
+        }
+        for metric, res in results.items()
+    }
+
+
+def holm_correct(tests: Mapping[str, dict[str, dict[str, Any]]], alpha: float) -> None:
+    """Holm across the systems compared with the baseline, one family per metric (in place).
+
+    Each test gains ``p_adjusted`` and ``significant_uncorrected`` (the raw test's verdict), and
+    ``significant`` becomes the §8.2 rule applied to the adjusted p-value — what ``mt-eval compare``
+    reports. An undefined (NaN) p-value stays NaN and is never significant.
+    """
+    metrics = dict.fromkeys(m for per_system in tests.values() for m in per_system)
+    for metric in metrics:
+        family = [t[metric] for t in tests.values() if metric in t]
+        finite = [t for t in family if not np.isnan(float(t["p_value"]))]
+        adjusted = holm([float(t["p_value"]) for t in finite], alpha) if finite else []
+        for test in family:
+            test["significant_uncorrected"] = test["significant"]
+            test["p_adjusted"] = float(test["p_value"])
+        for test, (p_adj, _) in zip(finite, adjusted, strict=True):
+            test["p_adjusted"] = p_adj
+        for test in family:
+            test["significant"] = is_significant(
+                float(test["delta"]), float(test["p_adjusted"]), float(test["ci_lower"]),
+                float(test["ci_upper"]), alpha,
+            )  # fmt: skip
+

@@ -26,19 +26,17 @@ from mt_eval.providers.openai_compat import (
 )
 from mt_eval.qa.data import load_gold, load_predictions
 from mt_eval.qa.evaluate import (
-    BootstrapConfig,
     SystemResult,
     apply_cnbe,
     apply_semantic,
     apply_zero_cost_cnbe,
-    confidence_intervals,
-    paired_tests,
     score_system,
     select_items,
 )
 from mt_eval.qa.judge import SemanticJudge
 from mt_eval.qa.metrics import DDOF, DEFAULT_RLC_THRESHOLD
-from mt_eval.qa.report import QAReport
+from mt_eval.qa.report import CORRECTIONS, Correction, QAReport, build_report
+from mt_eval.stats.config import BootstrapConfig
 
 
 @dataclass(frozen=True)
@@ -63,6 +61,7 @@ class RunOptions:
     only_predicted: bool = False
     bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
     judge: JudgeConfig | None = None
+    correction: Correction = "holm"
 
 
 def parse_system_spec(spec: str) -> tuple[str, Path]:
@@ -95,6 +94,8 @@ def run_qa(
         raise UserError("must be between 0 and 1", field="rlc-threshold")
     if not 0.0 < options.bootstrap.alpha < 1.0:
         raise UserError("must be strictly between 0 and 1", field="alpha")
+    if options.correction not in CORRECTIONS:
+        raise UserError(f"unknown correction '{options.correction}' (use holm or none)", field="correction")
     if options.lang is not None:
         language_scripts(options.lang)
     endpoint = _judge_endpoint(options.judge)
@@ -117,19 +118,11 @@ def run_qa(
     if options.judge is not None and endpoint is not None:
         asyncio.run(_judge(list(results.values()), items, options.judge, endpoint))
 
-    shown = {name: results[name] for name in (report or names)}
-    cfg = options.bootstrap
-    cis = {name: confidence_intervals(r, cfg) for name, r in shown.items()}
-    paired = {}
-    if base is not None:
-        paired = {name: paired_tests(base, r, cfg) for name, r in shown.items() if name != baseline}
-    return QAReport(
-        systems=shown,
-        baseline=base,
-        confidence_intervals=cis,
-        paired_tests=paired,
+    return build_report(
+        items, results, baseline=baseline, shown=report or names, bootstrap=options.bootstrap,
+        correction=options.correction,
         config=_config(gold_path, len(gold.items), len(items), systems, baseline, options, endpoint),
-    )
+    )  # fmt: skip
 
 
 def _judge_endpoint(judge: JudgeConfig | None) -> Endpoint | None:
@@ -190,5 +183,6 @@ def _config(
             "alpha": options.bootstrap.alpha,
             "seed": options.bootstrap.seed,
         },
+        "correction": options.correction,
         "judge": judge,
     }
