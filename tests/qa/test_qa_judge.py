@@ -177,6 +177,13 @@ def test_compare_with_judge_reports_semantic_score(tmp_path: Path) -> None:
     assert doc["config"]["judge"] == {"model": "judge/model", "base_url": server.base_url, "temperature": 0.0}
     assert "semantic_score" in doc["paired_tests"]["systems"]["rag"]
     assert doc["confidence_intervals"]["direct"]["semantic_score"]["point"] == pytest.approx(0.5)
+    card = json.loads((tmp_path / "qa_card.json").read_text("utf-8"))  # judged scores on the card, verified
+    assert [r["semantic_score"] for r in card["systems"]["direct"]["samples"]] == [1.0, None, 0.0]
+    assert CliRunner().invoke(app, ["verify", str(tmp_path / "qa_card.json")]).exit_code == 0
+    card["systems"]["rag"]["samples"][1]["semantic_score"] = 1.0  # an edited judgment changes the results
+    (tmp_path / "edited.json").write_text(json.dumps(card), "utf-8")
+    edited = CliRunner().invoke(app, ["verify", str(tmp_path / "edited.json")])
+    assert edited.exit_code == 1 and "results.metrics.rag.semantic_score:" in " ".join(edited.output.split())
 
 
 def test_rejected_key_is_one_line_exit_2(tmp_path: Path) -> None:
