@@ -50,7 +50,7 @@ def test_unknown_schema_version_is_refused_with_one_line(tmp_path: Path) -> None
     card["schema_version"] = "9.9"
     path = tmp_path / "future.json"
     path.write_text(json.dumps(card), encoding="utf-8")
-    with pytest.raises(UserError, match="unknown run card schema_version '9.9'"):
+    with pytest.raises(UserError, match=r"unknown run card schema_version '9\.9'"):
         card_io.load_card(path)
     result = CliRunner().invoke(app, ["show", str(path)])
     assert result.exit_code == 2

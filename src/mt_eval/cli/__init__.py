@@ -12,9 +12,9 @@ from typing import Annotated
 
 import typer
 
-from mt_eval.version import __version__
 from mt_eval.cli import cards, compare, languages, qa, run
 from mt_eval.cli.common import GuardedGroup, err, out
+from mt_eval.version import __version__
 
 app = typer.Typer(
     name="mt-eval",
