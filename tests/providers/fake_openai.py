@@ -4,7 +4,8 @@ Tests of the provider client and the QA judge talk to this server over a real so
 retry, timeout, header and concurrency behaviour under test is the real thing, not a mock of
 httpx. Answers are deterministic; faults (429 with Retry-After, 5xx, slow responses, dropped
 connections, 200-with-error bodies) are queued with :meth:`FakeOpenAI.inject` and consumed by the
-next requests in arrival order.
+next requests in arrival order. ``GET /_stats`` returns every request's arrival and answer times,
+so a benchmark can see how many requests a client really kept in flight.
 
 Judge prompts (those containing ``Predicted Answer:``) get ``{"score", "explanation"}``: 1.0 when
 the prediction equals one of the ``|``-separated gold answers ignoring case and spaces, 0.5 when
@@ -47,6 +48,7 @@ class Recorded:
     received_at: float
     answered_at: float = 0.0
     status: int = 0
+    peer_port: int = 0  # the client's source port: one value per TCP connection it used
 
 
 @dataclass
@@ -174,11 +176,21 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
                 self.close_connection = True
 
+        def do_GET(self) -> None:
+            """``GET /_stats``: every request's (received, answered) monotonic times, for benchmarks
+            run against a server in another process (CLOCK_MONOTONIC is machine-wide on Linux)."""
+            if self.path != "/_stats":
+                return self._send(404, {"error": {"message": f"no route {self.path}"}})
+            with server._lock:
+                spans = [[r.received_at, r.answered_at] for r in server.requests]
+            return self._send(200, {"spans": spans, "max_in_flight": server.max_in_flight})
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             raw = self.rfile.read(length)
             body = json.loads(raw or b"{}")
-            rec = Recorded(self.path, dict(self.headers.items()), body, time.monotonic())
+            rec = Recorded(self.path, dict(self.headers.items()), body, time.monotonic(),
+                           peer_port=int(self.client_address[1]))
             server._enter(rec)
             try:
                 self._handle(rec, body)

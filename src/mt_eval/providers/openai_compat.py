@@ -9,7 +9,9 @@ and cached tokens, cost), and handles what every caller would otherwise re-imple
   honouring ``Retry-After`` (seconds or an HTTP date);
 * a bounded :class:`asyncio.Semaphore` limiting requests in flight. The semaphore is held only
   around the HTTP exchange, never while sleeping before a retry, so one rate-limited request
-  does not stall the others;
+  does not stall the others. The connection pool is sized to the same number and keeps every
+  connection alive: httpx's defaults (100 connections, 20 kept alive) would cap a higher
+  ``concurrency`` at 100, and above 20 close and reopen a connection for most requests;
 * the API key is read from an environment variable named by the caller and never logged or
   included in ``repr``.
 """
@@ -236,6 +238,7 @@ class OpenAICompatClient:
         self.endpoint = endpoint
         self.retry = retry or RetryPolicy()
         self._rng = rng or random.Random()
+        self._concurrency = concurrency
         self._semaphore = asyncio.Semaphore(concurrency)
         self._timeout = httpx.Timeout(timeout_s)
         self._headers = {"Content-Type": "application/json", **(headers or {})}
@@ -245,7 +248,8 @@ class OpenAICompatClient:
         self._on_retry = on_retry  # told the reason of every retry (progress bars count them)
 
     async def __aenter__(self) -> OpenAICompatClient:
-        self._http = httpx.AsyncClient(timeout=self._timeout, headers=self._headers)
+        limits = httpx.Limits(max_connections=self._concurrency, max_keepalive_connections=self._concurrency)
+        self._http = httpx.AsyncClient(timeout=self._timeout, headers=self._headers, limits=limits)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
