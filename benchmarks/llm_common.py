@@ -2,12 +2,14 @@
 
 The server is the test suite's real HTTP server (tests/providers/fake_openai.py) with the
 deterministic translator from tests/llm/llm_fake.py. For timing it runs in its own process, so
-client and server do not share one interpreter lock.
+client and server do not share one interpreter lock; :func:`server_window` reads back, from the
+server's side, how long a run kept it busy and how many requests it really had in flight.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import subprocess
 import sys
@@ -17,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.request import urlopen
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests" / "llm"), str(REPO / "tests" / "providers")]
@@ -30,7 +33,8 @@ from mt_eval.methods.llm import LLMMethod, LLMSettings  # noqa: E402
 
 logging.getLogger("mt_eval.providers").setLevel(logging.ERROR)  # retries are counted, not logged
 
-__all__ = ["FakeOpenAI", "Fault", "Translator", "dataset", "external_server", "llm", "run", "translate_text"]
+__all__ = ["FakeOpenAI", "Fault", "Translator", "Window", "dataset", "external_server", "llm", "run",
+           "server_spans", "server_window", "translate_text"]
 
 
 def dataset(n: int) -> Dataset:
@@ -66,3 +70,26 @@ def llm(base_url: str, **kw: Any) -> LLMMethod:
 
 def run(method: LLMMethod, ds: Dataset) -> tuple[list[Translation], float]:
     return asyncio.run(run_method(method, ds, source_language="en", target_language="es"))
+
+
+def server_spans(base_url: str) -> list[tuple[float, float]]:
+    """Every request the external server answered so far: (received, answered), monotonic seconds."""
+    root = base_url.removesuffix("/v1")
+    with urlopen(f"{root}/_stats", timeout=10) as resp:  # our own server on 127.0.0.1
+        return [(float(a), float(b)) for a, b in json.loads(resp.read())["spans"]]
+
+
+class Window:
+    """Requests as the server saw them: the phase from the first arrival to the last answer, and
+    the mean number in flight over it (busy request-seconds / phase seconds)."""
+
+    def __init__(self, spans: list[tuple[float, float]]) -> None:
+        self.requests = len(spans)
+        self.seconds = max(b for _, b in spans) - min(a for a, _ in spans) if spans else 0.0
+        busy = sum(b - a for a, b in spans)
+        self.mean_in_flight = busy / self.seconds if self.seconds else 0.0
+
+
+def server_window(base_url: str, skip: int = 0) -> Window:
+    """The :class:`Window` of the requests after the first ``skip`` (a warm-up run's)."""
+    return Window(server_spans(base_url)[skip:])
