@@ -1,12 +1,18 @@
-"""The journal survives a torn last line (kill -9 mid-write) and resumes keep only successes."""
+"""The journal survives a torn last line (kill -9 mid-write), resumes keep only successes, the event
+loop never waits on fsync, and each session's time is stamped with its entries."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
+import time
 from pathlib import Path
 
+import pytest
 from llm_helpers import make_dataset
 
+from mt_eval.engine.journal import read_sessions
 from mt_eval.engine.runner import Journal, read_journal, run_method
 from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, TranslationRequest
 
@@ -39,3 +45,38 @@ def test_torn_tail_is_cut_and_only_unfinished_entries_are_sent(tmp_path: Path) -
     assert [t.text for t in out] == ["ONE", *(e.source.upper() for e in ds.entries[1:])]
     _, after = read_journal(path)
     assert all(t.error is None for t in after.values()) and set(after) == {1, 2, 3, 4}
+
+
+def test_appends_are_flushed_at_once_and_fsynced_off_the_callers_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced_on: list[str] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced_on.append(threading.current_thread().name), real(fd)))
+    path = tmp_path / "journal.jsonl"
+    log = Journal(path)
+    caller = threading.current_thread().name
+    for i in range(1, 6):
+        log.append([Translation(i, f"t{i}")])
+        assert len(path.read_text(encoding="utf-8").splitlines()) == i  # readable by another process now
+    assert caller not in synced_on  # appending never waited on the disk
+    deadline = time.monotonic() + 5
+    while not synced_on and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert synced_on and set(synced_on) == {"journal-fsync"}
+    log.close()
+    assert synced_on[-1] == caller  # close syncs what is left, after the background thread stopped
+    assert not any(t.name == "journal-fsync" and t.is_alive() for t in threading.enumerate())
+
+
+def test_sessions_are_summed_and_stamps_do_not_read_as_entries(tmp_path: Path) -> None:
+    path, ds = tmp_path / "journal.jsonl", make_dataset(6)
+    asyncio.run(run_method(Upper(), make_dataset(3), source_language="en", target_language="es", journal=path))
+    (first,) = read_sessions(path).values()
+    _, done = read_journal(path)
+    assert set(done) == {1, 2, 3} and first > 0
+    _, total = asyncio.run(run_method(Upper(), ds, source_language="en", target_language="es", journal=path,
+                                      done=done))
+    sessions = read_sessions(path)
+    assert len(sessions) == 2 and first in sessions.values()
+    assert total > first and total == pytest.approx(sum(sessions.values()))

@@ -88,6 +88,8 @@ def test_second_run_at_temperature_zero_makes_no_request(tmp_path: Path) -> None
         assert len(server.requests) > sent
     assert [t.text for t in first] == [t.text for t in second]
     assert all(t.extra["cached"] and t.usage.cost_usd == 0 for t in second)
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    assert cache._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL: a put is no fsync on the loop
 
 
 def test_cost_from_provider_or_pricing_table(tmp_path: Path) -> None:

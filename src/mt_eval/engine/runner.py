@@ -6,25 +6,25 @@ get four workers per slot: the HTTP client caps requests truly in flight at ``co
 the spare workers keep the pipe full while some requests sleep before a retry (the client frees
 its slot while waiting). Other methods get one worker, as before.
 
-Every finished group is appended to the journal (JSONL) and flushed to the kernel at once, so
-``kill -9`` loses nothing finished; ``fsync`` is coalesced to at most every 0.2 s (and on close),
-so a power cut loses at most that much while the event loop never stalls on the disk. A resumed
-run reads the journal, keeps every entry that succeeded and sends only the rest.
+Every finished group is appended to the journal (``engine/journal.py``: JSONL, flushed to the
+kernel at once so ``kill -9`` loses nothing finished; ``fsync`` on a background thread, so the
+event loop never waits on the disk) with the session's elapsed time. A resumed run reads the
+journal, keeps every entry that succeeded and sends only the rest, and its elapsed time is the
+sum over its sessions.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mt_eval.corpus.models import Dataset, Entry
-from mt_eval.methods.base import Method, Translation, TranslationRequest, Usage, as_method
+from mt_eval.engine.journal import Journal, JournalSession, read_journal
+from mt_eval.methods.base import Method, Translation, TranslationRequest, as_method
+
+__all__ = ["EngineStats", "Journal", "Progress", "read_journal", "request_for", "run_method"]
 
 
 @dataclass
@@ -72,70 +72,6 @@ def _align(requests: Sequence[TranslationRequest], got: Sequence[Translation], n
     return out
 
 
-class Journal:
-    """Append-only JSONL of finished entries; the first line may be a ``{"_run": …}`` header."""
-
-    FSYNC_EVERY = 0.2
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _drop_torn_tail(path)
-        self._fh = path.open("a", encoding="utf-8")
-        self._synced = time.monotonic()
-
-    def header(self, meta: dict[str, Any]) -> None:
-        self._write([json.dumps({"_run": meta}, ensure_ascii=False)], force_sync=True)
-
-    def append(self, translations: Sequence[Translation]) -> None:
-        self._write([json.dumps(asdict(t), ensure_ascii=False) for t in translations])
-
-    def _write(self, lines: list[str], force_sync: bool = False) -> None:
-        self._fh.write("".join(line + "\n" for line in lines))
-        self._fh.flush()
-        now = time.monotonic()
-        if force_sync or now - self._synced >= self.FSYNC_EVERY:
-            os.fsync(self._fh.fileno())
-            self._synced = now
-
-    def close(self) -> None:
-        if not self._fh.closed:
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-            self._fh.close()
-
-
-def _drop_torn_tail(path: Path) -> None:
-    """A process killed mid-write leaves a partial last line; cut it so appends stay valid JSONL."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as fh:
-            fh.truncate(data.rfind(b"\n") + 1)
-
-
-def read_journal(path: Path) -> tuple[dict[str, Any], dict[int, Translation]]:
-    """(header, last record per entry id); unreadable lines (a torn tail) are skipped."""
-    header: dict[str, Any] = {}
-    done: dict[int, Translation] = {}
-    if not path.exists():
-        return header, done
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if "_run" in rec:
-            header = rec["_run"]
-            continue
-        usage = Usage(**rec.get("usage") or {})
-        done[int(rec["entry_id"])] = Translation(
-            int(rec["entry_id"]), rec.get("text", ""), rec.get("error"), float(rec.get("latency_seconds", 0.0)),
-            usage, rec.get("model_id"), rec.get("extra") or {})
-    return header, done
-
-
 async def run_method(
     method: Method,
     dataset: Dataset,
@@ -147,7 +83,11 @@ async def run_method(
     done: Mapping[int, Translation] | None = None,
     chunk_size: int = 100,
 ) -> tuple[list[Translation], float]:
-    """Translate every entry not already ``done`` (successfully); returns all, in corpus order."""
+    """Translate every entry not already ``done`` (successfully).
+
+    Returns every translation, in corpus order, and the run's elapsed seconds: with a journal,
+    summed over every session recorded in it (a resumed run counts its interrupted sessions).
+    """
     method = as_method(method)
     kept = {i: t for i, t in (done or {}).items() if t.error is None}
     requests = [request_for(e, source_language, target_language) for e in dataset.entries if e.id not in kept]
@@ -160,6 +100,7 @@ async def run_method(
     log = Journal(journal) if isinstance(journal, Path) else journal
     stats = EngineStats(total=len(dataset.entries), done=len(kept), resumed=len(kept))
     results: dict[int, Translation] = dict(kept)
+    session = JournalSession()  # this process's share of the run's elapsed time starts now
 
     async def worker() -> None:
         while True:
@@ -169,7 +110,7 @@ async def run_method(
                 return
             got = _align(group, await method.translate(group), method.identity.name)
             if log:
-                log.append(got)
+                log.append(got, session)
             for t in got:
                 results[t.entry_id] = t
                 stats.tokens += t.usage.prompt_tokens + t.usage.completion_tokens
@@ -180,7 +121,6 @@ async def run_method(
             if progress:
                 progress(stats)
 
-    start = time.perf_counter()
     try:
         await method.open()
         tasks = [asyncio.create_task(worker()) for _ in range(min(workers, max(1, queue.qsize())))]
@@ -191,6 +131,8 @@ async def run_method(
                 task.cancel()
     finally:
         await method.close()
-        if log and log is not journal:
-            log.close()
-    return [results[e.id] for e in dataset.entries], time.perf_counter() - start
+        if log:
+            log.stamp(session)
+            if log is not journal:
+                log.close()
+    return [results[e.id] for e in dataset.entries], log.elapsed_seconds() if log else session.elapsed()

@@ -167,12 +167,14 @@ class LLMMethod(MethodBase):
     async def call(self, messages: tuple[dict[str, str], ...]) -> Reply:
         """Send (or look up) one request; raises ProviderError when it fails for good."""
         s = self.settings
-        key = cache_key(provider=self.endpoint.provider, base_url=self.endpoint.base_url, model=s.model,
-                        messages=list(messages), temperature=s.temperature, seed=s.seed,
-                        max_tokens=s.max_tokens, method_version=METHOD_VERSION)
-        if self._cache is not None and (hit := self._cache.get(key)) is not None:
-            self.stats.cache_hits += 1
-            return Reply(hit.content, hit.model_id, Usage(), 0.0, 0, True, "cache")
+        key = None
+        if self._cache is not None:  # hashing every prompt costs the event loop time: only with a cache
+            key = cache_key(provider=self.endpoint.provider, base_url=self.endpoint.base_url, model=s.model,
+                            messages=list(messages), temperature=s.temperature, seed=s.seed,
+                            max_tokens=s.max_tokens, method_version=METHOD_VERSION)
+            if (hit := self._cache.get(key)) is not None:
+                self.stats.cache_hits += 1
+                return Reply(hit.content, hit.model_id, Usage(), 0.0, 0, True, "cache")
         if self._client is None:
             raise RuntimeError("LLMMethod used outside the engine (call open() first)")
         self.stats.requests += 1
@@ -189,7 +191,7 @@ class LLMMethod(MethodBase):
         self.stats.cost_sources.add(source or "unknown")
         if not resp.content.strip():
             raise ProviderError(f"empty response (finish_reason {resp.finish_reason})")
-        if self._cache is not None:
+        if self._cache is not None and key is not None:
             self._cache.put(key, resp.content, resp.model)
         return Reply(resp.content, resp.model, usage, resp.latency_s, resp.attempts, False, source)
 
@@ -197,6 +199,8 @@ class LLMMethod(MethodBase):
     async def translate(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
         if len(requests) > 1 and self.batch_size > 1:
             return await self._batched(requests)
+        if len(requests) == 1:  # the engine's usual group at --batch-size 1: no task to spawn
+            return [await self.translate_one(requests[0])]
         return list(await asyncio.gather(*(self.translate_one(r) for r in requests)))
 
     async def translate_one(self, request: TranslationRequest, extra: dict[str, Any] | None = None) -> Translation:
