@@ -109,11 +109,7 @@ def evaluate(
         raise RunInterrupted(run_dir, finished, len(dataset.entries)) from None
     finally:
         journal.close()
-    warnings = []
-    resumed = sum(1 for t in done.values() if t.error is None)
-    if resumed:
-        warnings.append(f"resumed run: {resumed} entries came from the journal of an interrupted session; "
-                        "elapsed_seconds covers the last session only")
+    warnings: list[str] = []  # a resumed run's elapsed covers every session (engine/journal.py)
     sources = {t.extra.get("cost_source", "none") for t in translations if t.error is None}
     cost_known = None not in sources and "unknown" not in sources
     info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {}, warnings=warnings,

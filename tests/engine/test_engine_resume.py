@@ -1,8 +1,10 @@
-"""The real ``mt-eval run`` process: kill -9 and --resume, Ctrl-C, dry-run, budget, no key leaks."""
+"""The real ``mt-eval run`` process: kill -9 and --resume (entries and elapsed time), Ctrl-C, dry-run, budget,
+no key leaks."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -10,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from llm_fake import Translator
 from llm_helpers import make_dataset, serve, write_text_pair
 
@@ -81,8 +84,51 @@ def test_kill_9_then_resume_requests_nothing_twice(tmp_path: Path) -> None:
     assert [r["predicted"] for r in card["results"]] == [r["predicted"] for r in uninterrupted["results"]]
     assert card["run_id"] == journal.parent.name and card["config"]["concurrency"] == 4
     for path in [*runs.rglob("*"), *full_runs.rglob("*")]:  # the key never reaches a file
-        assert not path.is_file() or SECRET not in path.read_text(encoding="utf-8")
+        assert not path.is_file() or SECRET.encode() not in path.read_bytes()
     assert SECRET not in resumed.stdout + resumed.stderr + whole.stdout + whole.stderr
+
+
+def _stamps(journal: Path) -> dict[str, float]:
+    """Each session's last recorded elapsed seconds, read straight from the file."""
+    out: dict[str, float] = {}
+    for line in journal.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:  # a torn tail
+            continue
+        if "_session" in rec:
+            out[rec["_session"]["id"]] = rec["_session"]["elapsed_seconds"]
+    return out
+
+
+def test_elapsed_of_a_killed_and_resumed_run_covers_both_sessions(tmp_path: Path) -> None:
+    n, slots, delay = 80, 4, 0.05
+    src, ref = write_text_pair(tmp_path, n)
+    with serve(Translator(), make_dataset(n), api_key=SECRET, base_delay=delay) as server:
+        runs = tmp_path / "runs"
+        started = time.monotonic()
+        proc = subprocess.Popen(_cmd(src, ref, server.base_url, runs, "--concurrency", str(slots)), env=_env(),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        journal = _wait_for(runs, "*/journal.jsonl", n // 2, proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        first_wall = time.monotonic() - started
+        (killed,) = _stamps(journal).values()  # stamped with its last finished entry, never after
+        k = len(_finished(journal))
+        time.sleep(0.5)  # time between sessions is no session's: not counted
+        started = time.monotonic()
+        resumed = subprocess.run([*MT_EVAL, "run", "--resume", str(journal.parent)], env=_env(),
+                                 capture_output=True, text=True, timeout=120)
+        second_wall = time.monotonic() - started
+    assert resumed.returncode == 0, resumed.stderr
+    stamps = _stamps(journal)
+    assert len(stamps) == 2 and killed in stamps.values()
+    card = json.loads((journal.parent / "run_card.json").read_text(encoding="utf-8"))
+    assert card["elapsed_seconds"] == pytest.approx(sum(stamps.values()), abs=1e-5)
+    # each session spent at least its share of round trips; the last session alone cannot reach this
+    least = (math.ceil(k / slots) + math.ceil((n - k) / slots)) * delay
+    assert least <= card["elapsed_seconds"] <= first_wall + second_wall
+    assert killed <= first_wall and not any("last session" in w for w in card.get("warnings", []))
 
 
 def _same_scores(a: dict, b: dict) -> bool:  # type: ignore[type-arg]
