@@ -1,9 +1,11 @@
-"""The declared Method protocol: every built-in inherits its defaults; older plugins are wrapped once."""
+"""The declared Method protocol: every built-in inherits its defaults; older plugins are wrapped once;
+``plugin:module:Class`` loads either kind."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,6 +27,7 @@ from mt_eval.methods.base import (
 from mt_eval.methods.llm import LLMMethod
 from mt_eval.methods.pipeline import ValidateRetryMethod
 from mt_eval.methods.predictions import PredictionsMethod
+from mt_eval.methods.registry import build_method
 
 MakeDataset = Callable[[list[int]], Dataset]
 IDENTITY = MethodIdentity("legacy", MethodClass.CUSTOM_PLUGIN, "1", "legacy")
@@ -88,3 +91,42 @@ def test_a_legacy_plugin_runs_with_its_own_optional_members(make_dataset: MakeDa
 def test_an_object_that_is_not_a_method_is_rejected_up_front(obj: Any) -> None:
     with pytest.raises(MethodError, match="is not a translation method"):
         as_method(obj)
+
+
+PLUGIN_MODULE = '''
+from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation
+
+
+class Reverse(MethodBase):
+    identity = MethodIdentity("reverse", MethodClass.CUSTOM_PLUGIN, "1", "reverse")
+    batch_size = 7
+
+    async def translate(self, requests):
+        return [Translation(r.entry_id, text=r.source[::-1]) for r in requests]
+
+
+class Bare:  # the older protocol: identity and translate only
+    identity = MethodIdentity("bare", MethodClass.CUSTOM_PLUGIN, "1", "bare")
+
+    async def translate(self, requests):
+        return [Translation(r.entry_id, text="bare") for r in requests]
+'''
+
+
+def test_plugin_scheme_loads_a_class_from_a_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   make_dataset: MakeDataset) -> None:
+    (tmp_path / "my_mt_plugin.py").write_text(PLUGIN_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ds = make_dataset([1, 2, 3])
+    reverse = build_method("plugin:my_mt_plugin:Reverse", dataset=ds)
+    bare = build_method("plugin:my_mt_plugin:Bare", dataset=ds)
+    assert reverse.batch_size == 7 and bare.batch_size is None and bare.plan([]) is None
+    out, _ = asyncio.run(run_method(reverse, ds, source_language="en", target_language="es"))
+    assert [t.text for t in out] == ["1 ecruos", "2 ecruos", "3 ecruos"]
+    out, _ = asyncio.run(run_method(bare, ds, source_language="en", target_language="es"))
+    assert [t.text for t in out] == ["bare"] * 3
+    for spec, message in [("plugin:my_mt_plugin:Nope", "cannot load method plugin"),
+                          ("plugin:no_such_module_xyz:Cls", "cannot load method plugin"),
+                          ("plugin:JustAName", "is not module:Class")]:
+        with pytest.raises(MethodError, match=message):
+            build_method(spec, dataset=ds)

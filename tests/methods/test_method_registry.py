@@ -61,7 +61,7 @@ def test_apertium_without_the_command_says_how_to_install(
 
 
 def test_a_later_scheme_is_one_function(monkeypatch: pytest.MonkeyPatch, make_dataset: MakeDataset) -> None:
-    """How ``plugin:module:Class`` will slot in: the argument keeps its own colons."""
+    """A scheme registered later slots in the same way; its argument keeps its own colons."""
     monkeypatch.setattr(registry, "SCHEMES", dict(registry.SCHEMES))
     seen: list[str] = []
 
@@ -75,12 +75,12 @@ def test_a_later_scheme_is_one_function(monkeypatch: pytest.MonkeyPatch, make_da
         seen.append(argument)
         return Echo()
 
-    register_scheme("plugin", factory, "plugin:MODULE:CLASS")
-    method = build_method("plugin:my_pkg.methods:Echo", dataset=make_dataset([1]))
+    register_scheme("later", factory, "later:MODULE:CLASS")
+    method = build_method("later:my_pkg.methods:Echo", dataset=make_dataset([1]))
     assert method.identity is Echo.identity  # a two-member plugin gets the protocol's defaults
     assert method.plan([]) is None and method.batch_size is None and method.retries == 0
     assert seen == ["my_pkg.methods:Echo"]
-    with pytest.raises(MethodError, match=r"plugin:MODULE:CLASS"):
+    with pytest.raises(MethodError, match=r"later:MODULE:CLASS"):
         build_method("nope:x", dataset=make_dataset([1]))
     with pytest.raises(ValueError, match="already registered"):
-        register_scheme("plugin", factory, "plugin:MODULE:CLASS")
+        register_scheme("later", factory, "later:MODULE:CLASS")

@@ -2,13 +2,15 @@
 
 A spec is split at its first colon, so an argument may itself contain colons
 (``plugin:package.module:Class``). Each scheme is one small factory
-function in ``SCHEMES``; a later scheme (``llm``, ``pipeline:...``, ``plugin:module:Class``) is
-one more function and one more entry (or a call to :func:`register_scheme`), and the error for an
-unknown scheme lists whatever is registered, so it never goes stale.
+function in ``SCHEMES``; a later scheme is one more function and one more entry (or a call to
+:func:`register_scheme`), and the error for an unknown scheme lists whatever is registered, so it
+never goes stale. Whatever a factory returns goes through :func:`~mt_eval.methods.base.as_method`,
+so the engine, ``mt-eval run`` and the API get the whole declared protocol.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -69,6 +71,22 @@ def _coached(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Met
     return cast(Method, _llm_method(argument, dataset, options, coached=True))
 
 
+def _plugin(argument: str, dataset: Dataset) -> Method:
+    """``plugin:package.module:Class``: a method outside mt-eval, built with no arguments.
+
+    The class may inherit :class:`~mt_eval.methods.base.MethodBase` or only provide ``identity``
+    and an async ``translate``; :func:`build_method` gives it the protocol's defaults.
+    """
+    module, _, attr = argument.rpartition(":")
+    if not module or not attr:
+        raise MethodError(f"method plugin '{argument}' is not module:Class", hint="e.g. plugin:my_pkg.methods:MyMethod")
+    try:
+        factory = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise MethodError(f"cannot load method plugin '{argument}': {exc}") from None
+    return cast(Method, factory())
+
+
 def _pipeline(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Method:
     from mt_eval.methods.pipeline import ValidateRetryMethod, load_validator
 
@@ -87,6 +105,7 @@ SCHEMES: dict[str, Scheme] = {
     "llm": Scheme(_llm, "llm (with --model; raw LLM over an OpenAI-compatible API)", False, True),
     "coached": Scheme(_coached, "coached (with --model and --coaching FILE)", False, True),
     "pipeline": Scheme(_pipeline, "pipeline:validate-retry (with --model and --validator)", True, True),
+    "plugin": Scheme(_plugin, "plugin:MODULE:CLASS (a method class of your own)"),
 }
 
 
