@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from data_paths import SPEC
-from mt_eval.scoring.composite import composite, cost_adjusted, effective_weights, quality_tier
+from mt_eval.scoring.composite import SPEC_RULE, composite, cost_adjusted, effective_weights, quality_tier
 from mt_eval.scoring.profiles import NORMALISATION, PROFILES
 
 # §4.3 of the Scoring Specification (000_6f8a5b337f178754.txt), copied verbatim into the repository.
@@ -25,12 +25,13 @@ def test_worked_example_effective_weights():
 
 
 def test_composite_renormalises_and_normalises():
+    """The spec's rule (§4.1); the anchored default is tested in test_composite_anchor.py."""
     values = {"fst_acceptance_rate": 0.9, "chrf_plus_plus": 60.0, "exact_match_rate": 0.2, "bleu": 99.0}
     expected = (0.25 * 0.9 + 0.15 * 0.60 + 0.05 * 0.2) / 0.45  # BLEU is not weighted
-    assert composite(values, "A") == pytest.approx(expected)
+    assert composite(values, "A", SPEC_RULE) == pytest.approx(expected)
     # inverted metrics: 0% code-switching counts as 1.0
-    assert composite({"code_switching_rate": 0.0}, "B") == pytest.approx(1.0)
-    assert composite({"hallucination_rate": 0.25}, "B") == pytest.approx(0.75)
+    assert composite({"code_switching_rate": 0.0}, "B", SPEC_RULE) == pytest.approx(1.0)
+    assert composite({"hallucination_rate": 0.25}, "B", SPEC_RULE) == pytest.approx(0.75)
     # nothing weighted available -> unscored
     assert composite({"bleu": 50.0, "chrf_plus_plus": None}, "B") is None
 
@@ -75,7 +76,7 @@ def test_profiles_mirror_the_spec_text():
 
 
 def test_cost_adjusted_floored_denominator():
-    """DESIGN decision 3: never above the composite; absent when the cost is zero or unknown."""
+    """docs/decisions.md §3: never above the composite; absent when the cost is zero or unknown."""
     assert cost_adjusted(0.6, 0.00001) == pytest.approx(0.6)  # raw formula would give 41.8
     assert cost_adjusted(0.6, 0.027603) == pytest.approx(0.6 / np.log2(1 + 27.603))
     assert cost_adjusted(0.6, 0.0) is None

@@ -12,11 +12,11 @@ from mt_eval.analyzers.base import version_of
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
-from mt_eval.metrics.structural import fst_details
-from mt_eval.runcard import environment
+from mt_eval.metrics.structural import fst_details_many
+from mt_eval.runcard import environment, statistics
 from mt_eval.runcard.model import RunCard
-from mt_eval.runcard.seal import canonical_json, fingerprint_hash, seal, sha256_text
-from mt_eval.scoring.composite import cost_adjusted, effective_weights
+from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_hash, seal, sha256_text
+from mt_eval.scoring.composite import DEFAULT_RULE, cost_adjusted, effective_weights
 from mt_eval.scoring.economics import cost_block, speed_block, tokens_block, total_usage, totals_block
 from mt_eval.scoring.pipeline import quality_scores, score_outputs
 from mt_eval.scoring.scores import MetricTable
@@ -37,10 +37,6 @@ class RunInfo:
     bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
 
 
-def entry_ids_sha256(ids: Sequence[int]) -> str:
-    return sha256_text(",".join(str(i) for i in ids))
-
-
 def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
     """The spec's six components plus method identity, provider, entry subset and profile."""
     return {
@@ -57,6 +53,8 @@ def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
         "api_provider": card["config"]["api_provider"],
         "entry_ids_sha256": card["dataset"]["entry_ids_sha256"],
         "profile": card["profile"],
+        # cards scored before the anchored composite have no rule and keep their fingerprint
+        **({"composite_rule": card["composite_rule"]} if card.get("composite_rule") else {}),
         # only when used, so fingerprints of ordinary runs are unchanged
         **({"analyser_skipped": card["analyser_skipped"]} if card.get("analyser_skipped") else {}),
         **({"terminology_sha256": sha256_text(canonical_json(card["terminology"]))} if card.get("terminology") else {}),
@@ -72,10 +70,11 @@ def _results(
     target: LanguageCard,
 ) -> list[dict[str, Any]]:
     per_entry = {m: table.entry_values(m) for m in table.metrics}
+    fst = fst_details_many(hyps, target, table.cache)  # the metrics' own words and analyses, reused
     rows = []
     for i, (entry, tr) in enumerate(zip(dataset.entries, translations, strict=True)):
         values = {m: _none(v[i]) for m, v in per_entry.items() if v is not None}
-        fst_accepted, fst_analysis = fst_details(hyps[i], target) if target.analyser else (None, [])
+        fst_accepted, fst_analysis = fst[i]
         rows.append({
             "entry_id": entry.id,
             "source": entry.source,
@@ -123,9 +122,26 @@ def build_card(
     terminology: Mapping[str, tuple[str, ...]] | None = None,
 ) -> dict[str, Any]:
     """Score the run (``scoring.pipeline``) and assemble the sealed card around the scores."""
+    return build_card_with_statistics(dataset, identity, translations, run, target, source, terminology)[0]
+
+
+def build_card_with_statistics(
+    dataset: Dataset,
+    identity: MethodIdentity,
+    translations: Sequence[Translation],
+    run: RunInfo,
+    target: LanguageCard,
+    source: LanguageCard,
+    terminology: Mapping[str, tuple[str, ...]] | None = None,
+    *,
+    statistics_file: str | None = None,
+) -> tuple[dict[str, Any], bytes | None]:
+    """The sealed card, and with ``statistics_file`` (the sidecar's name beside the card) the bytes to
+    write there: the statistics are referenced on the card before sealing, so the seal covers them
+    (``runcard/statistics.py``, docs/decisions.md §22)."""
     table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology)
     profile = target.profile
-    scores = quality_scores(table, profile, run.bootstrap)
+    scores = quality_scores(table, profile, run.bootstrap, DEFAULT_RULE)
     usage = total_usage(translations)
     cost = cost_block(usage, dataset.entries, run.cost_known)
     if run.cost_source is not None:
@@ -197,6 +213,7 @@ def build_card(
             "entry_ids_sha256": entry_ids_sha256([e.id for e in dataset.entries]),
         },
         "profile": profile,
+        "composite_rule": DEFAULT_RULE,
         "scores": scores,
         "cost": cost,
         "speed": speed,
@@ -218,9 +235,13 @@ def build_card(
         "results": _results(dataset, translations, hyps, table, target),
         "run_card_hash": "",
     }
+    sidecar = None
+    if statistics_file is not None:
+        sidecar = statistics.encode(table, [e.id for e in dataset.entries])
+        card["statistics"] = statistics.reference(table, sidecar, statistics_file)
     components = fingerprint_components(card)
     card["fingerprint"] = {"hash": fingerprint_hash(components), "components": components}
     RunCard.model_validate(card)  # schema check before sealing: a card we write always loads
-    return seal(card)
+    return seal(card), sidecar
 
 

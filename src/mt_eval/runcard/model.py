@@ -296,6 +296,22 @@ class Totals(_Open):
 
 
 
+class Statistics(_Open):
+    """Where the run's per-entry sufficient statistics are stored (docs/decisions.md §22).
+
+    ``compare`` reads them instead of re-running every metric on ``results[]``, and ``verify`` checks
+    them against its own recomputation. Cards written before this block existed have none."""
+
+    file: str
+    """The sidecar's file name, beside the card (``<card stem>.stats.npz``)."""
+    sha256: str
+    """SHA-256 of the sidecar's bytes: the seal covers this, this covers the statistics."""
+    format: str
+    """``npz-1``: a NumPy ``.npz`` with ``entry_ids``, ``errors`` and one ``metric.<id>`` array each."""
+    metrics: list[str]
+    """The metric ids stored, in the run's order."""
+
+
 class RunCard(_Open):
     schema_version: str = SCHEMA_VERSION
     run_id: str
@@ -319,6 +335,9 @@ class RunCard(_Open):
     method_config: MethodConfig
     dataset: DatasetRef
     profile: Literal["A", "B"]
+    composite_rule: Literal["spec-4.1", "anchored-1"] | None = None
+    """How the composite was computed (``scoring/composite.py``); absent on cards written before the
+    adequacy-anchored rule, which are scored with the spec's plain formula (``spec-4.1``)."""
     analyser_skipped: str | None = None  # the analyser spec a --skip-analyser run left out
     terminology: dict[str, list[str]] | None = None
     fingerprint: Fingerprint
@@ -331,4 +350,6 @@ class RunCard(_Open):
     environment: Environment
     warnings: list[str] = Field(default_factory=list)
     results: list[Result]
+    statistics: Statistics | None = None
+    """The stored per-entry statistics (absent on older cards: ``compare`` then rebuilds them)."""
     run_card_hash: str = ""

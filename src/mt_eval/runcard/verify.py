@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from mt_eval.errors import UserError
+from mt_eval.runcard import statistics
 from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.rescore import table_from_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
+from mt_eval.scoring.composite import composite_rule
 from mt_eval.scoring.pipeline import quality_scores
+from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.config import BootstrapConfig
 
 
@@ -45,18 +49,53 @@ def _rescore(card: dict[str, Any]) -> dict[str, Any]:
     profile = card["profile"]
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
-    fresh = quality_scores(table, profile, config)
+    fresh = quality_scores(table, profile, config, composite_rule(card))
     em, chrf = table.entry_values("exact_match_rate"), table.entry_values("chrf_plus_plus")
     rows = [
         {"exact_match": bool(em[i]) if em is not None else r["exact_match"],
          "entry_chrf": float(chrf[i]) if chrf is not None else r["entry_chrf"]}
         for i, r in enumerate(card["results"])
     ]
-    return {"scores": fresh, "rows": rows}
+    return {"scores": fresh, "rows": rows, "table": table}
 
 
-def verify_card(card: dict[str, Any]) -> list[str]:
-    """Problems found, most specific first; an empty list means the card verifies."""
+def _statistics(card: dict[str, Any], path: str | Path | None, fresh: MetricTable) -> list[str]:
+    """The stored statistics (docs/decisions.md §22): the reference is well formed, and, where the
+    sidecar is beside the card, its hash and its arrays equal the ones recomputed from ``results[]``.
+
+    A card copied without its sidecar still verifies (``compare`` rebuilds and says so); a sidecar
+    that is there but does not match is a failure.
+    """
+    ref = card.get("statistics")
+    if ref is None:
+        return []
+    if ref.get("format") != statistics.FORMAT:
+        return [f"statistics.format: card says {ref.get('format')!r}, this harness writes {statistics.FORMAT!r}"]
+    if ref.get("metrics") != list(fresh.stats):
+        return [f"statistics.metrics: card says {ref.get('metrics')!r}, recomputed {list(fresh.stats)!r}"]
+    try:
+        where = statistics.sidecar_path(ref, path or ".")
+    except statistics.SidecarError as exc:
+        return [str(exc)]
+    if path is None or not where.is_file():
+        return []
+    data = where.read_bytes()
+    digest = statistics.sha256_bytes(data)
+    if digest != ref.get("sha256"):
+        return [f"statistics.sha256: card says {ref.get('sha256')!r}, the sidecar {where.name} hashes to {digest!r}"]
+    try:
+        stored = statistics.decode(data, ref)
+    except statistics.SidecarError as exc:
+        return [f"statistics: {exc}"]
+    return statistics.differences(stored, fresh, [r["entry_id"] for r in card["results"]])
+
+
+def verify_card(card: dict[str, Any], path: str | Path | None = None) -> list[str]:
+    """Problems found, most specific first; an empty list means the card verifies.
+
+    ``path`` is where the card was read from: with it, the statistics sidecar beside the card is
+    checked too.
+    """
     try:
         RunCard.model_validate(card)
     except ValidationError as exc:
@@ -84,6 +123,7 @@ def verify_card(card: dict[str, Any]) -> list[str]:
                 problems.append(f"{where}: card says {r[key]!r}, recomputed {value!r}")
     stored = {k: card["scores"].get(k) for k in fresh["scores"]}
     problems += _diff("scores", stored, fresh["scores"])
+    problems += _statistics(card, path, fresh["table"])
     if card_hash(card) != card.get("run_card_hash"):
         problems.append("run_card_hash: does not match the card's contents (changed after sealing)")
     return problems

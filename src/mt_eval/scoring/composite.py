@@ -1,8 +1,20 @@
-"""The composite (Scoring Spec §4.1) and tiers (§5.1).
+"""The composite (Scoring Spec §4.1, anchored in adequacy: docs/decisions.md §22) and tiers (§5.1).
 
 One function serves the point estimate and every bootstrap resample: it accepts scalars or
 NumPy arrays of resampled values, so the composite's CI can never come from different code than
 the composite itself (the reference implementation's bug).
+
+Two rules exist, and a card names the one it was scored with (``composite_rule``):
+
+* ``spec-4.1``: the spec's weighted mean, re-normalised over the available metrics. Cards written
+  before the anchored rule carry no ``composite_rule`` and are verified with it.
+* ``anchored-1`` (the default): reference-free metrics (FST acceptance, code-switching,
+  hallucination, terminology, orthography) earn their weight only in proportion to the output's
+  adequacy ``A = min(1, chrF++ / HUMAN_CHRF) × length_penalty(length_ratio)``. Fluent text in the
+  right language that says something else (shuffled references, a constant sentence, a fabricated
+  paragraph) or says half of it (truncation) no longer collects the reference-free weight, which
+  re-normalisation inflates to 45 % when semantic and morphological metrics are missing. With
+  adequate output (A = 1) the rule *is* the spec's formula with the published weights.
 """
 
 from __future__ import annotations
@@ -11,7 +23,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mt_eval.scoring.profiles import NORMALISATION, PROFILES, TIERS, Norm
+from mt_eval.scoring.profiles import NORMALISATION, PROFILES, REFERENCE_FREE, TIERS, Norm
+
+SPEC_RULE = "spec-4.1"
+ANCHORED_RULE = "anchored-1"
+RULES = (SPEC_RULE, ANCHORED_RULE)
+DEFAULT_RULE = ANCHORED_RULE
+
+# chrF++ of an independent human translation scored against the reference: WMT21 TED zh→en, ref-B
+# against ref-A, is 51.9 (tests/data/mqm-ted; tests/scoring/test_composite_anchor.py recomputes it).
+# Output at least this close to the reference is as adequate as a second human translation.
+HUMAN_CHRF = 52.0
 
 
 def normalise(metric_id: str, value: float | np.ndarray) -> float | np.ndarray:
@@ -36,8 +58,41 @@ def effective_weights(available: set[str], profile: str) -> dict[str, float]:
     return {m: w / total for m, w in weights.items()} if total > 0 else {}
 
 
-def composite(values: Mapping[str, float | np.ndarray | None], profile: str) -> float | np.ndarray | None:
-    """Σ w·normalised(v) / Σ w over available metrics; None when no weighted metric is available."""
+def composite_rule(card: Mapping[str, object]) -> str:
+    """The rule a card was scored with: its ``composite_rule``, or the spec's for cards written before it."""
+    rule = card.get("composite_rule")
+    return str(rule) if rule else SPEC_RULE
+
+
+def length_penalty(length_ratio: float | np.ndarray) -> float | np.ndarray:
+    """exp(1 − max(r, 1/r)): BLEU's brevity penalty, applied to padding too (1 at r = 1, 0.37 at r = ½ or 2)."""
+    r = np.clip(np.asarray(length_ratio, dtype=np.float64), 1e-9, None)
+    out = np.exp(1.0 - np.maximum(r, 1.0 / r))
+    return float(out) if out.ndim == 0 else out
+
+
+def adequacy(values: Mapping[str, float | np.ndarray | None]) -> float | np.ndarray:
+    """A = min(1, chrF++ / HUMAN_CHRF) × length_penalty(length_ratio); 0 without chrF++ (no evidence of
+    adequacy, so no reference-free credit), no length penalty without a length ratio."""
+    chrf = values.get("chrf_plus_plus")
+    if not _available(chrf):
+        return 0.0
+    assert chrf is not None
+    a = np.minimum(1.0, np.asarray(chrf, dtype=np.float64) / HUMAN_CHRF)
+    ratio = values.get("length_ratio")
+    if _available(ratio):
+        assert ratio is not None
+        a = a * length_penalty(ratio)
+    return float(a) if np.ndim(a) == 0 else a
+
+
+def composite(values: Mapping[str, float | np.ndarray | None], profile: str,
+              rule: str = DEFAULT_RULE) -> float | np.ndarray | None:
+    """Σ w·normalised(v) / Σ w over available metrics, reference-free terms scaled by adequacy under the
+    anchored rule; None when no weighted metric is available."""
+    if rule not in RULES:
+        raise ValueError(f"unknown composite rule {rule!r} (known: {', '.join(RULES)})")
+    scale = adequacy(values) if rule == ANCHORED_RULE else 1.0
     num: float | np.ndarray = 0.0
     den = 0.0
     for metric_id, weight in PROFILES[profile].items():
@@ -45,7 +100,8 @@ def composite(values: Mapping[str, float | np.ndarray | None], profile: str) -> 
         if not _available(value):
             continue
         assert value is not None
-        num = num + weight * normalise(metric_id, value)
+        term = weight * normalise(metric_id, value)
+        num = num + (term * scale if metric_id in REFERENCE_FREE else term)
         den += weight
     if den == 0:
         return None

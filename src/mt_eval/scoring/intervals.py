@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from mt_eval.scoring.composite import composite
+from mt_eval.scoring.composite import DEFAULT_RULE, composite
 from mt_eval.scoring.scores import MetricTable, breakdowns, group_rows, group_scores
 from mt_eval.stats import bootstrap_many
 from mt_eval.stats.config import BootstrapConfig
@@ -19,7 +19,8 @@ __all__ = ["BootstrapConfig", "confidence_intervals", "scores_with_intervals"]
 
 
 def confidence_intervals(
-    table: MetricTable, profile: str, config: BootstrapConfig, rows: np.ndarray | None = None
+    table: MetricTable, profile: str, config: BootstrapConfig, rows: np.ndarray | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> dict[str, Any]:
     """``{method, n_resamples, alpha, seed, <metric_id>: {ci_lower, ci_upper}, composite: {...}}``."""
     out = config.header()
@@ -31,7 +32,7 @@ def confidence_intervals(
     available = {m for m, v in table.values(rows).items() if v is not None}
 
     def combine(values: dict[str, np.ndarray]) -> np.ndarray:
-        result = composite({m: v for m, v in values.items() if m in available}, profile)
+        result = composite({m: v for m, v in values.items() if m in available}, profile, rule)
         return np.full(len(next(iter(values.values()))), np.nan) if result is None else np.asarray(result)
 
     aggregates = {m: metric.aggregate for m, metric in table.metrics.items()}
@@ -47,12 +48,13 @@ def confidence_intervals(
 GROUPS_WITH_INTERVALS = ("by_difficulty", "by_provenance")
 
 
-def scores_with_intervals(table: MetricTable, profile: str, config: BootstrapConfig) -> dict[str, Any]:
+def scores_with_intervals(table: MetricTable, profile: str, config: BootstrapConfig,
+                          rule: str = DEFAULT_RULE) -> dict[str, Any]:
     """The whole ``scores`` quality block: values, counts, composite, tier, breakdowns and CIs."""
-    scores = group_scores(table, profile)
-    scores.update(breakdowns(table, profile))
-    scores["confidence_intervals"] = confidence_intervals(table, profile, config)
+    scores = group_scores(table, profile, rule=rule)
+    scores.update(breakdowns(table, profile, rule))
+    scores["confidence_intervals"] = confidence_intervals(table, profile, config, rule=rule)
     for name in GROUPS_WITH_INTERVALS:
         for key, rows in group_rows(table, name).items():
-            scores[name][key]["confidence_intervals"] = confidence_intervals(table, profile, config, rows)
+            scores[name][key]["confidence_intervals"] = confidence_intervals(table, profile, config, rows, rule)
     return scores

@@ -17,6 +17,7 @@ from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.registry import metrics_for
+from mt_eval.scoring.composite import DEFAULT_RULE
 from mt_eval.scoring.intervals import scores_with_intervals
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.config import BootstrapConfig
@@ -42,6 +43,8 @@ def score_outputs(
     return MetricTable.compute(metrics_for(target, only), hypotheses, ctx, errors), hypotheses
 
 
-def quality_scores(table: MetricTable, profile: str, bootstrap: BootstrapConfig) -> dict[str, Any]:
-    """The card's ``scores`` quality block: values, counts, composite, tier, breakdowns, intervals."""
-    return scores_with_intervals(table, profile, bootstrap)
+def quality_scores(table: MetricTable, profile: str, bootstrap: BootstrapConfig,
+                   rule: str = DEFAULT_RULE) -> dict[str, Any]:
+    """The card's ``scores`` quality block: values, counts, composite (under ``rule``), tier, breakdowns,
+    intervals."""
+    return scores_with_intervals(table, profile, bootstrap, rule)

@@ -54,6 +54,13 @@ PROFILES: dict[str, dict[str, float]] = {
     },
 }
 
+# Metrics that judge the output without the reference: they cannot tell a right sentence from a
+# fluent wrong one, so under the anchored composite they only add credit in proportion to adequacy.
+REFERENCE_FREE: frozenset[str] = frozenset({
+    "fst_acceptance_rate", "code_switching_rate", "hallucination_rate", "terminology_adherence",
+    "orthographic_accuracy",
+})
+
 # Evaluated top-down, first match wins (§5.1).
 TIERS: list[tuple[float, str]] = [
     (0.85, "fluent"),

@@ -14,7 +14,8 @@ import numpy as np
 
 from mt_eval.corpus.models import Entry
 from mt_eval.metrics.base import Metric, MetricContext
-from mt_eval.scoring.composite import composite, quality_tier
+from mt_eval.metrics.cache import RunCache
+from mt_eval.scoring.composite import DEFAULT_RULE, composite, quality_tier
 from mt_eval.scoring.profiles import SCORE_KEYS
 
 # Count fields that sit beside a rate (Scoring Spec §9): key -> (metric id, stats column).
@@ -40,6 +41,7 @@ class MetricTable:
     stats: dict[str, np.ndarray]
     errors: np.ndarray  # bool (n,)
     entries: Sequence[Entry] = field(default_factory=list)
+    cache: RunCache = field(default_factory=RunCache)  # the run's words and analyses, for per-entry details
 
     @classmethod
     def compute(
@@ -48,7 +50,7 @@ class MetricTable:
         from mt_eval.scoring.extraction import extract_statistics
 
         stats = extract_statistics(metrics, hypotheses, ctx)
-        return cls({m.id: m for m in metrics}, stats, errors, ctx.entries)
+        return cls({m.id: m for m in metrics}, stats, errors, ctx.entries, ctx.cache)
 
     def values(self, rows: np.ndarray | None = None) -> dict[str, float | None]:
         out: dict[str, float | None] = {}
@@ -65,7 +67,8 @@ def _finite(value: float) -> float | None:
     return None if np.isnan(value) else value
 
 
-def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = None) -> dict[str, Any]:
+def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = None,
+                 rule: str = DEFAULT_RULE) -> dict[str, Any]:
     """Fields shared by the top level and every breakdown group."""
     n = len(table.errors) if rows is None else len(rows)
     errors = table.errors if rows is None else table.errors[rows]
@@ -81,7 +84,7 @@ def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = Non
             block[count_key] = int(stats[:, column].sum())
         else:
             block[count_key] = None
-    score = composite(values, profile)
+    score = composite(values, profile, rule)
     block["composite"] = float(score) if score is not None else None
     block["quality_tier"] = quality_tier(block["composite"])
     return block
@@ -95,8 +98,8 @@ def group_rows(table: MetricTable, name: str) -> dict[str, np.ndarray]:
     return {k: np.asarray(idx) for k, idx in sorted(groups.items())}
 
 
-def breakdowns(table: MetricTable, profile: str) -> dict[str, dict[str, dict[str, Any]]]:
+def breakdowns(table: MetricTable, profile: str, rule: str = DEFAULT_RULE) -> dict[str, dict[str, dict[str, Any]]]:
     return {
-        name: {k: group_scores(table, profile, rows) for k, rows in group_rows(table, name).items()}
+        name: {k: group_scores(table, profile, rows, rule) for k, rows in group_rows(table, name).items()}
         for name in BREAKDOWNS
     }

@@ -1,0 +1,54 @@
+"""Outputs that should score badly do, on two language cards with an analyser (Spanish, Catalan).
+
+A sample of a class, not its definition: each kind of gaming output (wrong sentences in fluent
+target language, one constant sentence, the source copied, nothing, another language, half the
+content, a fabricated paragraph) must land below the real Apertium system of the pair and in
+"emerging" or "baseline", and the references stay top. Same generators as
+``benchmarks/adversarial.py``, on fewer entries, through the public API.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from data_paths import NTREX
+from mt_eval.api import evaluate, score_predictions
+from mt_eval.corpus import load_text_pair
+from mt_eval.methods.registry import build_method
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from adversarial import ADVERSARIAL, PAIRS  # noqa: E402
+
+N = 120
+
+
+def _card(dataset, texts: list[str], tmp: Path) -> dict:
+    path = tmp / "pred.jsonl"
+    path.write_text("".join(json.dumps({"entry_id": i + 1, "predicted": t}, ensure_ascii=False) + "\n"
+                            for i, t in enumerate(texts)), encoding="utf-8")
+    card, _ = score_predictions(dataset, path, runs_dir=tmp / "runs", out=tmp / "card.json")
+    return card["scores"]
+
+
+@pytest.mark.parametrize(("pair", "lang", "iso3", "other_iso3"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_gaming_outputs_score_below_the_real_system(tmp_path: Path, pair: str, lang: str, iso3: str,
+                                                    other_iso3: str) -> None:
+    lines = {k: (NTREX / f"newstest2019-{k}.txt").read_text(encoding="utf-8").splitlines()[:N]
+             for k in ("src.eng", f"ref.{iso3}", f"ref.{other_iso3}")}
+    (tmp_path / "src.txt").write_text("\n".join(lines["src.eng"]) + "\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("\n".join(lines[f"ref.{iso3}"]) + "\n", encoding="utf-8")
+    dataset = load_text_pair(tmp_path / "src.txt", tmp_path / "ref.txt", "en", lang)
+    src, refs, other = lines["src.eng"], lines[f"ref.{iso3}"], lines[f"ref.{other_iso3}"]
+    apertium, _ = evaluate(dataset, build_method(f"apertium:{pair}", dataset=dataset), runs_dir=tmp_path / "runs",
+                           out=tmp_path / "apertium.json")
+    real = apertium["scores"]["composite"]
+    top = _card(dataset, refs, tmp_path)["composite"]
+    assert top > real > 0.5, (top, real)
+    for name, make in ADVERSARIAL.items():
+        scores = _card(dataset, make(src, refs, other), tmp_path)
+        assert scores["composite"] < real, (name, scores["composite"], real)
+        assert scores["quality_tier"] in ("emerging", "baseline"), (name, scores["composite"])
