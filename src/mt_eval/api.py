@@ -13,9 +13,10 @@ from mt_eval.engine.runner import Journal, Progress, read_journal, run_method
 from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method, Translation, as_method
-from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
+from mt_eval.runcard.builder import RunInfo, build_card_with_statistics, entry_ids_sha256
 from mt_eval.runcard.io import load_card, write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
+from mt_eval.runcard.statistics import sidecar_name
 from mt_eval.scoring.intervals import BootstrapConfig
 
 __all__ = ["RunInterrupted", "evaluate", "load_card", "score_predictions"]
@@ -115,9 +116,12 @@ def evaluate(
     info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {}, warnings=warnings,
                    bootstrap=bootstrap or BootstrapConfig(), cost_known=cost_known,
                    cost_source=_cost_source(sources) if method.plan([]) is not None else None)
-    card = build_card(dataset, method.identity, translations, info, target, source, terms)
     path = Path(out) if out else run_dir / "run_card.json"
-    return card, write_card(card, path)
+    # the per-entry statistics go beside the card, referenced under its seal, so that compare reads
+    # them instead of re-running every metric (docs/decisions.md §23)
+    card, stats = build_card_with_statistics(dataset, method.identity, translations, info, target, source,
+                                             terms, statistics_file=sidecar_name(path))
+    return card, write_card(card, path, stats)
 
 
 def _cost_source(sources: set[Any]) -> str:

@@ -12,6 +12,7 @@ from mt_eval.comparison import COMPOSITE, compare
 from mt_eval.errors import UserError
 from mt_eval.runcard.rescore import table_from_card
 from mt_eval.scoring import composite
+from mt_eval.scoring.composite import composite_rule
 from mt_eval.scoring.profiles import PROFILES
 from mt_eval.stats import holm, percentile_interval, resample_counts, resampled_values
 from mt_eval.stats.paired import sacrebleu_bootstrap_p_value
@@ -32,8 +33,10 @@ def result(three):
 def test_shape_and_defaults(result, three) -> None:
     assert [s.name for s in result.systems] == NAMES and result.baseline == "a"
     ids = [m.id for m in result.metrics]
-    # every metric with a value on the cards (those without gold data are null and left out)
-    valued = [m for m in three[0]["metrics"] if three[0]["scores"].get(m) is not None and m != "length_ratio"]
+    # every metric with a value on the cards (those without gold data are null and left out), in the
+    # run's order (the card's statistics list; the file's keys are sorted)
+    run_order = three[0]["statistics"]["metrics"]
+    valued = [m for m in run_order if three[0]["scores"].get(m) is not None and m != "length_ratio"]
     assert ids == [*valued, COMPOSITE]
     assert {"exact_match_rate", "chrf_plus_plus", "chrf", "bleu", "ter"} <= set(ids)
     assert result.metric("ter").higher_is_better is False
@@ -92,10 +95,13 @@ def test_composite_is_computed_by_the_composite_function(three, result) -> None:
     intervals, a re-implemented formula, separately drawn resamples) would not reproduce it."""
     tables = [table_from_card(c) for c in three[:2]]
     counts = resample_counts(len(three[0]["results"]), result.n_resamples, result.seed)
-    weighted = [m for m in tables[0].metrics if m in PROFILES[result.profile] and three[0]["scores"].get(m) is not None]
-    aggs = {m: tables[0].metrics[m].aggregate for m in weighted}
-    va, vb = (resampled_values({m: t.stats[m] for m in weighted}, aggs, counts) for t in tables)
-    comp_a, comp_b = composite(va, result.profile), composite(vb, result.profile)
+    rule = composite_rule(three[0])
+    assert rule == "anchored-1"  # adequacy reads chrF++ and the length ratio, weighted or not
+    used = [m for m in tables[0].metrics if three[0]["scores"].get(m) is not None
+            and (m in PROFILES[result.profile] or m in ("chrf_plus_plus", "length_ratio"))]  # fmt: skip
+    aggs = {m: tables[0].metrics[m].aggregate for m in used}
+    va, vb = (resampled_values({m: t.stats[m] for m in used}, aggs, counts) for t in tables)
+    comp_a, comp_b = composite(va, result.profile, rule), composite(vb, result.profile, rule)
     deltas = np.asarray(comp_b) - np.asarray(comp_a)
     row = result.result("b", COMPOSITE)
     assert row.score_a == pytest.approx(three[0]["scores"]["composite"], abs=1e-12)

@@ -27,7 +27,8 @@ def validate(
 
 
 def verify(card: CardArg) -> None:
-    """Recompute the fingerprint, every derivable score and the seal; exit 1 naming what differs.
+    """Recompute the fingerprint, every derivable score, the stored statistics and the seal; exit 1
+    naming what differs. The statistics sidecar (<card>.stats.npz) is checked when it is beside the card.
 
     A card that verifies is internally consistent: nothing was edited after it was sealed. It does
     not prove the predictions came from the method named on it (that is what reproducing the run is for).
@@ -39,7 +40,7 @@ def verify(card: CardArg) -> None:
     from mt_eval.runcard.verify import verify_card
 
     data = read_card_json(card)  # a QA card (``mt-eval qa … --out``) has a schema of its own
-    problems = verify_qa_card(data) if is_qa_card(data) else verify_card(migrate(data, file=str(card)))
+    problems = verify_qa_card(data) if is_qa_card(data) else verify_card(migrate(data, file=str(card)), card)
     if problems:
         err.print(f"[red]FAILED[/red] {escape(str(card))}: {escape(problems[0])}", highlight=False, soft_wrap=True)
         for extra in problems[1:5]:

@@ -10,13 +10,13 @@ from typing import Annotated, cast
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from mt_eval.cli.common import BOOTSTRAP, AlphaOpt, BootOpt, JsonOpt, SeedOpt, err, opt, out
-from mt_eval.comparison import Comparison, compare
+from mt_eval.comparison import Comparison, compare, load_for_compare
 from mt_eval.comparison.engine import Correction, Method
 from mt_eval.errors import UserError
 from mt_eval.render.compare import render
-from mt_eval.runcard.io import load_card
 
 AR_TRIALS = 10_000  # approximate-randomisation trials; enough for p to two significant digits at 0.01
 
@@ -34,21 +34,27 @@ def run_compare(
     as_json: bool = False,
     console: Console | None = None,
     status: Console | None = None,
+    warn_to: Console | None = None,
 ) -> Comparison:
     """Load the cards, compare them with the first, and print tables (or JSON on stdout).
 
-    ``status`` (a terminal console, normally stderr) shows a spinner while the cards' statistics
-    are loaded.
+    Each card's statistics come from its sealed sidecar; a card without a usable one gets one
+    ``warning:`` line on ``warn_to`` (stderr) before its statistics are rebuilt from ``results[]``.
+    ``status`` (a terminal console, normally stderr) shows a spinner meanwhile.
     """
     if correction not in ("holm", "none"):
         raise UserError(f"unknown --correction '{correction}' (use holm or none)")
     method: Method = "approx-rand" if paired_ar else "bootstrap"
-    loaded = [load_card(path) for path in cards]
-    spinner = status.status(f"loading {len(loaded)} run cards…") if status is not None else nullcontext()
+    loaded = [load_for_compare(path) for path in cards]
+    for card in loaded:
+        if card.fallback and warn_to is not None:
+            warn_to.print(f"[yellow]warning:[/yellow] {escape(card.fallback)}", highlight=False, soft_wrap=True)
+    spinner = status.status(f"comparing {len(loaded)} run cards…") if status is not None else nullcontext()
     with spinner:
         result = compare(
-            loaded, metrics=metrics, n_resamples=n_resamples, alpha=alpha, seed=seed, method=method,
-            correction=cast(Correction, correction), n_trials=n_trials, sources=[str(p) for p in cards],
+            [c.card for c in loaded], metrics=metrics, n_resamples=n_resamples, alpha=alpha, seed=seed,
+            method=method, correction=cast(Correction, correction), n_trials=n_trials,
+            sources=[c.source for c in loaded], statistics=[c.statistics for c in loaded],
         )  # fmt: skip
     if as_json:
         # Plain print: rich would wrap long lines and colour the JSON.
@@ -63,7 +69,9 @@ HELP = "\n\n".join([
     "difference from the baseline with a paired significance test, and Holm correction when several "
     "systems face one baseline.",
     "The first card is the baseline. All cards must cover the same corpus and entries (dataset.sha256 "
-    "and entry ids) with the same profile; the cards alone are enough. A difference is marked * only "
+    "and entry ids) with the same profile; the cards alone are enough. Per-entry statistics are read "
+    "from each card's sealed sidecar (<card>.stats.npz, written beside it); a card without one is "
+    "rescored from its results, with a warning. A difference is marked * only "
     "when its (Holm-adjusted) p-value is below --alpha and the interval of the difference excludes "
     "zero. TER is lower-is-better: a negative Δ reads as better.",
     "Example: mt-eval compare runs/apertium.json runs/llm.json runs/llm-coached.json "
@@ -89,5 +97,5 @@ def compare_command(
     run_compare(
         cards, metrics=metric or None, n_resamples=bootstrap, alpha=alpha, seed=seed, paired_ar=paired_ar,
         n_trials=trials, correction=correction, as_json=as_json, console=out,
-        status=err if err.is_terminal else None,
+        status=err if err.is_terminal else None, warn_to=err,
     )  # fmt: skip

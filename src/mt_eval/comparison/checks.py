@@ -25,26 +25,28 @@ NOT_BY_DEFAULT = frozenset({"length_ratio"})
 UNDIRECTED = frozenset({"length_ratio"})
 
 
-def check_cards(cards: Sequence[Mapping[str, Any]], sources: Sequence[str]) -> list[int]:
-    """Refuse cards that cannot be paired with the first; return each card's entry ids (baseline order).
+def check_cards(
+    cards: Sequence[Mapping[str, Any]], sources: Sequence[str], entry_ids: Sequence[list[int] | None] | None = None
+) -> list[int]:
+    """Refuse cards that cannot be paired with the first; return the baseline's entry ids.
 
     Cards over the same entries listed in a different order are fine (rows are aligned later);
     a different corpus, a different set of entries, or a different profile is an error.
+    ``entry_ids`` gives a card's ids where they come from its stored statistics (its ``results[]``
+    rows were not read); ``None`` reads them from ``results[]``.
     """
     if len(cards) < 2:
         raise UserError(f"compare needs at least two run cards (a baseline and a system), got {len(cards)}")
-    base, base_src = cards[0], sources[0]
-    _require(base, base_src)
-    base_ids = _entry_ids(base, base_src)
-    for card, src in zip(cards[1:], sources[1:], strict=True):
-        _require(card, src)
+    known = list(entry_ids) if entry_ids is not None else [None] * len(cards)
+    ids_of = [_entry_ids(card, src, ids) for card, src, ids in zip(cards, sources, known, strict=True)]
+    base, base_src, base_ids = cards[0], sources[0], ids_of[0]
+    for card, src, ids in zip(cards[1:], sources[1:], ids_of[1:], strict=True):
         sha_a, sha_b = base["dataset"].get("sha256"), card["dataset"].get("sha256")
         if sha_a != sha_b:
             raise UserError(
                 f"{src} was scored on a different dataset than the baseline {base_src} "
                 f"(dataset.sha256 {_short(sha_b)} vs {_short(sha_a)}); paired tests need the same corpus"
             )
-        ids = _entry_ids(card, src)
         if ids != base_ids and sorted(ids) != sorted(base_ids):
             only_a, only_b = sorted(set(base_ids) - set(ids)), sorted(set(ids) - set(base_ids))
             raise UserError(
@@ -64,15 +66,17 @@ def _require(card: Mapping[str, Any], src: str) -> None:
     missing = [k for k in ("dataset", "results", "profile") if k not in card]
     if missing:
         raise UserError(f"{src} is not a run card: missing {', '.join(missing)}")
-    if not card["results"]:
-        raise UserError(f"{src} has no per-entry results to compare")
 
 
-def _entry_ids(card: Mapping[str, Any], src: str) -> list[int]:
+def _entry_ids(card: Mapping[str, Any], src: str, stored: list[int] | None) -> list[int]:
+    """The card's entry ids: ``stored`` (from its statistics) or read from ``results[]``."""
+    _require(card, src)
     try:
-        ids = [r["entry_id"] for r in card["results"]]
+        ids = stored if stored is not None else [r["entry_id"] for r in card["results"]]
     except (KeyError, TypeError):
         raise UserError(f"{src}: every results[] item needs an entry_id") from None
+    if not ids:
+        raise UserError(f"{src} has no per-entry results to compare")
     if len(set(ids)) != len(ids):
         raise UserError(f"{src}: results[] lists an entry_id more than once")
     return ids

@@ -1,23 +1,27 @@
 """Compare several runs with a baseline: CIs per system, paired tests per metric, Holm per metric.
 
-Everything is computed from per-entry sufficient statistics (``MetricTable``), which
-``table_from_card`` rebuilds from a card's ``results[]``, so a comparison needs nothing but the
-cards. One set of bootstrap resamples (``seed``) serves every system, every metric and the
-composite; the composite of each resample is ``mt_eval.scoring.composite`` itself, the function
-that produced the card's composite, so its interval and p-value belong to the reported number.
+Everything is computed from per-entry sufficient statistics (``MetricTable``): those stored with
+each card (its sealed sidecar, ``runcard/statistics.py``; read by ``comparison/loading.py``), or,
+for a card without usable ones, rebuilt from its ``results[]`` by ``table_from_card``; either way
+a comparison needs nothing but the cards, and gives the same numbers. One set of bootstrap
+resamples (``seed``) serves every system, every metric and the composite; the composite of each
+resample is ``mt_eval.scoring.composite`` itself, the function that produced the card's composite,
+so its interval and p-value belong to the reported number.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, Literal
+from os import PathLike, fspath
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from mt_eval.comparison.checks import UNDIRECTED, check_cards, resolve_metrics, system_names
 from mt_eval.comparison.model import COMPOSITE, Comparison, MetricSpec, PairedComparison, SystemScores
 from mt_eval.errors import UserError
-from mt_eval.scoring.composite import composite
+from mt_eval.scoring.composite import ANCHORED_RULE, DEFAULT_RULE, composite, composite_rule
 from mt_eval.scoring.profiles import PROFILES
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats import (
@@ -28,23 +32,27 @@ from mt_eval.stats import (
     approximate_randomization_many,
     bootstrap_many,
     holm,
-    paired_bootstrap_many,
     resample_counts,
 )
+from mt_eval.stats.systems import bootstrap_systems
+
+if TYPE_CHECKING:
+    from mt_eval.runcard.statistics import StoredStatistics
 
 Method = Literal["bootstrap", "approx-rand"]
+ADEQUACY_INPUTS = ("chrf_plus_plus", "length_ratio")  # what ``scoring.composite.adequacy`` reads
 Correction = Literal["holm", "none"]
 
 
-def composite_combine(profile: str, only: Collection[str] | None = None) -> Combine:
-    """The composite over resampled metric values: exactly ``composite(values, profile)``.
+def composite_combine(profile: str, only: Collection[str] | None = None, rule: str = DEFAULT_RULE) -> Combine:
+    """The composite over resampled metric values: exactly ``composite(values, profile, rule)``.
 
     ``only`` limits the metrics it may use (those with a value for every system), as the card's
     composite leaves out a metric without a value.
     """
 
     def combine(values: dict[str, np.ndarray]) -> np.ndarray:
-        out = composite(values if only is None else {m: v for m, v in values.items() if m in only}, profile)
+        out = composite(values if only is None else {m: v for m, v in values.items() if m in only}, profile, rule)
         if out is None:
             raise ValueError(f"profile {profile} weights none of {sorted(values)}")
         return np.asarray(out, dtype=np.float64)
@@ -53,7 +61,7 @@ def composite_combine(profile: str, only: Collection[str] | None = None) -> Comb
 
 
 def compare(
-    cards: Sequence[Mapping[str, Any]],
+    cards: Sequence[Mapping[str, Any] | str | PathLike[str]],
     *,
     metrics: list[str] | None = None,
     n_resamples: int = 1000,
@@ -64,8 +72,14 @@ def compare(
     n_trials: int = 10_000,
     names: Sequence[str] | None = None,
     sources: Sequence[str] | None = None,
+    statistics: Sequence[StoredStatistics | None] | None = None,
 ) -> Comparison:
     """Compare run cards with the first one (the baseline) on the same entries.
+
+    ``cards`` are card dicts (or ``RunCard`` models), or paths: a path's card is read with its
+    stored statistics (``comparison.loading``), so no metric runs; where they cannot be used a
+    ``StatisticsFallbackWarning`` says why and they are rebuilt from ``results[]``. ``statistics``
+    passes stored statistics for dict cards (``None`` items: rebuild), as the CLI does.
 
     ``metrics`` restricts the report (run-card keys such as ``chrf_plus_plus``, ``bleu``, ``ter``,
     or ``composite``; default: every metric with a direction, plus the composite). ``method`` is
@@ -79,36 +93,64 @@ def compare(
     different entry ids, or different profiles.
     """
     _check_options(n_resamples, alpha, method, correction, n_trials)
-    dicts = [_as_dict(card) for card in cards]
-    srcs = list(sources) if sources is not None else [f"cards[{i}]" for i in range(len(dicts))]
+    loaded = [_load(card) for card in cards]
+    dicts = [card for card, _ in loaded]
+    stored = list(statistics) if statistics is not None else [s for _, s in loaded]
+    if len(stored) != len(dicts):
+        raise ValueError("statistics must have one item (or None) per card")
+    srcs = list(sources) if sources is not None else [
+        str(card) if isinstance(card, str | PathLike) else f"cards[{i}]" for i, card in enumerate(cards)
+    ]  # fmt: skip
     labels = list(names) if names is not None else system_names(dicts, srcs)
-    only = _precheck_metrics(metrics, dicts[0]) if metrics and len(dicts) >= 2 else None
-    tables = tables_from_cards(dicts, sources=srcs, only=only)
+    rule = _common_rule(dicts, srcs)
+    only = _precheck_metrics(metrics, dicts[0], rule) if metrics and len(dicts) >= 2 else None
+    tables = tables_from_cards(dicts, sources=srcs, only=only, statistics=stored)
     ds = dicts[0]["dataset"]
     dataset = {k: ds.get(k) for k in ("id", "sha256", "source_language", "target_language", "entry_count")}
     return compare_tables(
         tables, profile=str(dicts[0]["profile"]), names=labels, metrics=metrics, n_resamples=n_resamples,
         alpha=alpha, seed=seed, method=method, correction=correction, n_trials=n_trials, sources=srcs,
-        run_ids=[str(c.get("run_id", "")) for c in dicts], dataset=dataset,
+        run_ids=[str(c.get("run_id", "")) for c in dicts], dataset=dataset, rule=rule,
     )  # fmt: skip
 
 
 def tables_from_cards(
-    cards: Sequence[Mapping[str, Any]], *, sources: Sequence[str] | None = None, only: list[str] | None = None
+    cards: Sequence[Mapping[str, Any]],
+    *,
+    sources: Sequence[str] | None = None,
+    only: list[str] | None = None,
+    statistics: Sequence[StoredStatistics | None] | None = None,
 ) -> list[MetricTable]:
-    """Check that the cards are comparable, then rebuild each one's statistics in baseline entry order.
+    """Check that the cards are comparable, then each one's statistics in baseline entry order.
 
-    This is the slow part of a comparison (every metric's statistics are extracted again from
-    ``results[]``); ``compare_tables`` on the result takes well under a second.
+    A card with ``statistics`` (stored with it) gets them as they are, for the same metrics a rebuild
+    would score; the others are rebuilt from ``results[]``, the slow part of a comparison (every
+    metric runs again). ``compare_tables`` on the result takes well under a second.
     """
     dicts = [_as_dict(card) for card in cards]
     srcs = list(sources) if sources is not None else [f"cards[{i}]" for i in range(len(dicts))]
-    if len(srcs) != len(dicts):
-        raise ValueError("sources must name every card")
-    base_ids = check_cards(dicts, srcs)
+    stored = list(statistics) if statistics is not None else [None] * len(dicts)
+    if len(srcs) != len(dicts) or len(stored) != len(dicts):
+        raise ValueError("sources and statistics must name every card")
+    base_ids = check_cards(dicts, srcs, [s.entry_ids if s is not None else None for s in stored])
+    ids = [s.entry_ids if s is not None else [r["entry_id"] for r in card["results"]]
+           for card, s in zip(dicts, stored, strict=True)]  # fmt: skip
     from mt_eval.runcard.rescore import table_from_card  # heavy (metrics, sacrebleu): import on use
 
-    return [_aligned(table_from_card(card, only=only), card, base_ids) for card in dicts]
+    tables = [
+        _stored_table(s, card, only) if s is not None else table_from_card(card, only=only)
+        for card, s in zip(dicts, stored, strict=True)
+    ]
+    return [_aligned(table, card_ids, base_ids) for table, card_ids in zip(tables, ids, strict=True)]
+
+
+def _stored_table(stored: StoredStatistics, card: Mapping[str, Any], only: list[str] | None) -> MetricTable:
+    """Stored statistics as a table over exactly the metrics a rebuild would score (``only``)."""
+    from mt_eval.metrics.registry import metrics_for
+    from mt_eval.runcard.rescore import target_card
+
+    target = target_card(card)
+    return stored.table(metrics_for(target, only), target)
 
 
 def compare_tables(
@@ -126,11 +168,13 @@ def compare_tables(
     sources: Sequence[str] | None = None,
     run_ids: Sequence[str] | None = None,
     dataset: Mapping[str, Any] | None = None,
+    rule: str = DEFAULT_RULE,
 ) -> Comparison:
     """The comparison itself, from metric tables whose rows are already the same entries in order.
 
     Separate from :func:`compare` so that callers holding statistics (a run in memory, the
-    benchmarks) skip rebuilding them from cards.
+    benchmarks) skip rebuilding them from cards. ``rule`` is the composite rule the cards were
+    scored with (``scoring.composite.composite_rule``).
     """
     _check_options(n_resamples, alpha, method, correction, n_trials)
     if len(tables) < 2 or len(names) != len(tables):
@@ -146,32 +190,29 @@ def compare_tables(
         if all(m in t.stats for t in tables[1:]) and all(v.get(m) is not None for v in values)
     ]  # fmt: skip
     weighted = [m for m in available if m in PROFILES[profile]]
+    inputs = composite_inputs(available, profile, rule)
     chosen = resolve_metrics(metrics, available, composite_ok=bool(weighted))
     want_composite = COMPOSITE in chosen
     computed = [m for m in chosen if m != COMPOSITE]
-    computed += [m for m in weighted if want_composite and m not in computed]
+    computed += [m for m in inputs if want_composite and m not in computed]
     aggregates: dict[str, Aggregate] = {m: tables[0].metrics[m].aggregate for m in computed}
-    combine = composite_combine(profile, weighted) if want_composite else None
+    combine = composite_combine(profile, inputs, rule) if want_composite else None
     stats = [{m: t.stats[m] for m in computed} for t in tables]
     n = _entry_count(stats)
     counts = resample_counts(n, n_resamples, seed)
 
-    systems = []
-    for i, (table_stats, name) in enumerate(zip(stats, names, strict=True)):
-        cis = bootstrap_many(table_stats, aggregates, combine, alpha=alpha, seed=seed, counts=counts)
-        systems.append(SystemScores(
-            name=name, source=sources[i] if sources else name, run_id=run_ids[i] if run_ids else "",
-            scores={m: cis[m] for m in chosen},
-        ))  # fmt: skip
-
-    raw: list[dict[str, PairedResult]] = []
-    for cand in stats[1:]:
-        if method == "bootstrap":
-            raw.append(paired_bootstrap_many(stats[0], cand, aggregates, combine, alpha=alpha, seed=seed,
-                                             counts=counts))  # fmt: skip
-        else:
-            raw.append(approximate_randomization_many(stats[0], cand, aggregates, combine, n_trials=n_trials,
-                                                      alpha=alpha, seed=seed, n_ci_resamples=n_resamples))  # fmt: skip
+    raw: list[dict[str, PairedResult]]
+    if method == "bootstrap":  # each system's resampled sums once, for its CIs and its paired tests
+        all_cis, raw = bootstrap_systems(stats, aggregates, combine, counts=counts, alpha=alpha, seed=seed)
+    else:
+        all_cis = [bootstrap_many(s, aggregates, combine, alpha=alpha, seed=seed, counts=counts) for s in stats]
+        raw = [approximate_randomization_many(stats[0], cand, aggregates, combine, n_trials=n_trials, alpha=alpha,
+                                              seed=seed, n_ci_resamples=n_resamples) for cand in stats[1:]]  # fmt: skip
+    systems = [
+        SystemScores(name=name, source=sources[i] if sources else name, run_id=run_ids[i] if run_ids else "",
+                     scores={m: cis[m] for m in chosen})
+        for i, (cis, name) in enumerate(zip(all_cis, names, strict=True))
+    ]  # fmt: skip
 
     specs = tuple(_spec(m, tables[0]) for m in chosen)
     paired = _corrected(raw, specs, names, alpha, correction)
@@ -205,9 +246,30 @@ def _corrected(
     return out
 
 
-def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any]) -> list[str] | None:
+def composite_inputs(available: Sequence[str], profile: str, rule: str) -> list[str]:
+    """The metrics the composite reads: the profile's weighted ones and, under the anchored rule,
+    what its adequacy factor reads (chrF++ and the length ratio, ``scoring.composite.adequacy``)
+    even where they carry no weight, so the comparison's composite is the card's."""
+    extra = ADEQUACY_INPUTS if rule == ANCHORED_RULE else ()
+    weights = PROFILES.get(profile, {})
+    return [m for m in available if m in weights or m in extra]
+
+
+def _common_rule(cards: Sequence[Mapping[str, Any]], sources: Sequence[str]) -> str:
+    """The cards' composite rule; composites scored under different rules are not comparable."""
+    rules = [composite_rule(card) for card in cards]
+    for rule, src in zip(rules[1:], sources[1:], strict=True):
+        if rule != rules[0]:
+            raise UserError(
+                f"{src} was scored with composite rule {rule} but the baseline {sources[0]} with "
+                f"{rules[0]}; their composites are not comparable (rescore the older card)"
+            )
+    return rules[0]
+
+
+def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any], rule: str) -> list[str] | None:
     """Reject an unknown ``--metric`` before the (slow) rescoring rather than after it, and say
-    which metrics must be rebuilt: the requested ones, plus the weighted ones for the composite."""
+    which metrics must be rebuilt: the requested ones, plus the composite's inputs."""
     target = (card.get("dataset") or {}).get("target_language")
     if not metrics or not target:
         return None
@@ -220,7 +282,7 @@ def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any]) -> lis
     chosen = resolve_metrics(metrics, available, composite_ok=weighted)
     needed = {m for m in chosen if m in available}
     if COMPOSITE in chosen:
-        needed |= {m for m in available if m in weights}
+        needed |= set(composite_inputs(available, str(card.get("profile")), rule))
     return [m for m in available if m in needed]
 
 
@@ -232,16 +294,16 @@ def _spec(metric_id: str, table: MetricTable) -> MetricSpec:
     return MetricSpec(metric_id, direction, float(metric.scale))
 
 
-def _aligned(table: MetricTable, card: Mapping[str, Any], base_ids: list[int]) -> MetricTable:
-    """The table's rows put in the baseline's entry order (a no-op when the order already agrees)."""
-    ids = [r["entry_id"] for r in card["results"]]
+def _aligned(table: MetricTable, ids: list[int], base_ids: list[int]) -> MetricTable:
+    """The table's rows (entries ``ids``) put in the baseline's entry order (a no-op when the order
+    already agrees). Stored statistics carry no entries; they stay empty."""
     if ids == base_ids:
         return table
     where = {entry_id: row for row, entry_id in enumerate(ids)}
     order = np.asarray([where[i] for i in base_ids])
     return MetricTable(
         table.metrics, {m: s[order] for m, s in table.stats.items()}, table.errors[order],
-        [table.entries[i] for i in order],
+        [table.entries[i] for i in order] if table.entries else [],
     )
 
 
@@ -250,6 +312,22 @@ def _entry_count(stats: list[dict[str, np.ndarray]]) -> int:
     if len(lengths) != 1:
         raise ValueError(f"tables disagree on the number of entries: {sorted(lengths)}")
     return lengths.pop()
+
+
+class StatisticsFallbackWarning(UserWarning):
+    """A card's stored statistics could not be used; they were rebuilt from ``results[]``."""
+
+
+def _load(card: Any) -> tuple[dict[str, Any], StoredStatistics | None]:
+    """A card given as a path is read with its stored statistics; any other card is used as it is."""
+    if not isinstance(card, str | PathLike):
+        return _as_dict(card), None
+    from mt_eval.comparison.loading import load_for_compare
+
+    loaded = load_for_compare(fspath(card))
+    if loaded.fallback:
+        warnings.warn(loaded.fallback, StatisticsFallbackWarning, stacklevel=3)
+    return loaded.card, loaded.statistics
 
 
 def _as_dict(card: Any) -> dict[str, Any]:

@@ -138,7 +138,7 @@ def build_card_with_statistics(
 ) -> tuple[dict[str, Any], bytes | None]:
     """The sealed card, and with ``statistics_file`` (the sidecar's name beside the card) the bytes to
     write there: the statistics are referenced on the card before sealing, so the seal covers them
-    (``runcard/statistics.py``, docs/decisions.md §22)."""
+    (``runcard/statistics.py``, docs/decisions.md §23)."""
     table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology)
     profile = target.profile
     scores = quality_scores(table, profile, run.bootstrap, DEFAULT_RULE)

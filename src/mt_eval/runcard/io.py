@@ -69,10 +69,26 @@ def read_card_json(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def write_card(card: dict[str, Any], path: Path) -> Path:
-    """Write atomically: a reader (or a crash) never sees half a card."""
+def write_card(card: dict[str, Any], path: Path, statistics: bytes | None = None) -> Path:
+    """Write atomically: a reader (or a crash) never sees half a card.
+
+    The layout is ``runcard/layout.py``'s (keys sorted, tab-indented: the seal's own text), so the
+    seal can be checked without re-encoding the card. ``statistics`` are the sidecar's bytes
+    (``runcard/statistics.py``), written first, so a card never references a file not yet there.
+    """
+    from mt_eval.runcard import layout
+    from mt_eval.runcard.statistics import sha256_bytes, sidecar_path
+
     path.parent.mkdir(parents=True, exist_ok=True)
+    if statistics is not None:
+        ref = card.get("statistics") or {}
+        if ref.get("sha256") != sha256_bytes(statistics):
+            raise ValueError("the statistics bytes are not the ones the card references")
+        sidecar = sidecar_path(ref, path)
+        tmp_stats = sidecar.with_name(sidecar.name + ".tmp")
+        tmp_stats.write_bytes(statistics)
+        tmp_stats.replace(sidecar)
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(card, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    tmp.write_bytes(layout.dumps(card))
     tmp.replace(path)
     return path

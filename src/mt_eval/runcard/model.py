@@ -297,7 +297,7 @@ class Totals(_Open):
 
 
 class Statistics(_Open):
-    """Where the run's per-entry sufficient statistics are stored (docs/decisions.md §22).
+    """Where the run's per-entry sufficient statistics are stored (docs/decisions.md §23).
 
     ``compare`` reads them instead of re-running every metric on ``results[]``, and ``verify`` checks
     them against its own recomputation. Cards written before this block existed have none."""

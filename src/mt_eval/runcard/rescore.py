@@ -1,7 +1,7 @@
 """Rebuild a run's metric table from a card alone (``results[]`` carries source, reference, output).
 
-``verify`` uses it to recompute every score, and ``compare`` to get per-entry statistics for paired
-tests without needing the original corpus or output files.
+``verify`` uses it to recompute every score (and to check the stored statistics), and ``compare``
+falls back to it for a card without usable stored statistics (docs/decisions.md §23).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
-from mt_eval.languages.card import language_card, without_analyser
+from mt_eval.languages.card import LanguageCard, language_card, without_analyser
 from mt_eval.methods.base import Translation
 from mt_eval.scoring.pipeline import score_outputs
 from mt_eval.scoring.scores import MetricTable
@@ -31,15 +31,18 @@ def dataset_from_card(card: Mapping[str, Any]) -> Dataset:
     return Dataset(info=info, entries=entries, sha256=ds["sha256"])
 
 
+def target_card(card: Mapping[str, Any]) -> LanguageCard:
+    """The target language card the run was scored with (without its analyser if the run skipped it):
+    it decides which metrics apply, here and when stored statistics are read (``runcard.statistics``)."""
+    target = language_card(card["dataset"]["target_language"])
+    return without_analyser(target) if card.get("analyser_skipped") else target
+
+
 def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -> MetricTable:
     """The same statistics the run computed, from the card's per-entry results (``only``: a subset)."""
     dataset = dataset_from_card(card)
     translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
-    ds = card["dataset"]
-    target = language_card(ds["target_language"])
-    if card.get("analyser_skipped"):
-        target = without_analyser(target)
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
-    table, _ = score_outputs(dataset, translations, target, language_card(ds["source_language"]),
-                             only=only, terminology=terms)
+    source = language_card(card["dataset"]["source_language"])
+    table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms)
     return table

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def entry_ids_sha256(ids: Sequence[int]) -> str:
+    """The card's ``dataset.entry_ids_sha256``: which entries, in which order, the run scored."""
+    return sha256_text(",".join(str(i) for i in ids))
 
 
 def canonical_json(value: Any) -> str:

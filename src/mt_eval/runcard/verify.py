@@ -60,7 +60,7 @@ def _rescore(card: dict[str, Any]) -> dict[str, Any]:
 
 
 def _statistics(card: dict[str, Any], path: str | Path | None, fresh: MetricTable) -> list[str]:
-    """The stored statistics (docs/decisions.md §22): the reference is well formed, and, where the
+    """The stored statistics (docs/decisions.md §23): the reference is well formed, and, where the
     sidecar is beside the card, its hash and its arrays equal the ones recomputed from ``results[]``.
 
     A card copied without its sidecar still verifies (``compare`` rebuilds and says so); a sidecar

@@ -23,6 +23,7 @@ from mt_eval.render.html.parts import (
     require_card,
     short,
 )
+from mt_eval.scoring.profiles import SCORE_KEYS
 
 
 def _d(value: Any) -> dict[str, Any]:
@@ -98,7 +99,9 @@ NA = '— <span class="muted">(n/a)</span>'
 
 
 def _metric_ids(card: dict[str, Any]) -> list[str]:
-    ids = list(card["metrics"])
+    # the spec's order (plugins after): a card file's keys are sorted, being its seal's text
+    spec = {key: i for i, key in enumerate(SCORE_KEYS)}
+    ids = sorted(card["metrics"], key=lambda m: spec.get(m, len(spec)))
     ids += [k for k in EXTRA_SCORES if k not in ids and card["scores"].get(k) is not None]
     return ids
 
