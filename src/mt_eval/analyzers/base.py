@@ -8,6 +8,7 @@ names an analyser this machine lacks is a ``UserError`` that says how to install
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import threading
@@ -22,6 +23,38 @@ from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
 
 _BATCH_CHARS = 16_000  # input per round trip: well under a pipe buffer, so writes never block
+
+
+class OwnedProcess:
+    """A long-lived subprocess that belongs to the process that started it.
+
+    Scoring forks a worker (``scoring.extraction``); a child that inherited the parent's pipes and
+    wrote to them would interleave its requests with the parent's. ``get`` therefore starts a fresh
+    subprocess in any process other than the one that started the current one (the parent's stays
+    the parent's), as well as when none is running.
+    """
+
+    def __init__(self, argv: list[str], *, text: bool) -> None:
+        self.argv = argv
+        self.text = text
+        self.proc: subprocess.Popen[Any] | None = None
+        self.owner = 0  # pid of the process that started ``proc``
+
+    def get(self) -> subprocess.Popen[Any]:
+        if self.proc is None or self.owner != os.getpid() or self.proc.poll() is not None:
+            if self.text:
+                self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL, text=True, encoding="utf-8", bufsize=1)
+            else:
+                self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL)
+            self.owner = os.getpid()
+        return self.proc
+
+    def close(self) -> None:
+        if self.owner == os.getpid():
+            stop_process(self.proc)
+        self.proc = None
 
 
 def stop_process(proc: subprocess.Popen[Any] | None) -> None:
@@ -72,7 +105,8 @@ class Analyser(ABC):
         return {w: self._memo[w] for w in wanted}
 
     def analyse(self, word: str) -> tuple[str, ...]:
-        return self.analyse_many([word])[word]
+        found = self._memo.get(word)  # a memo hit needs no lock: dict reads are atomic
+        return found if found is not None else self.analyse_many([word])[word]
 
     def accepts(self, word: str, sentence_initial: bool = False) -> bool:
         """Accepted as written, or (sentence-initial capital) in lower case (DESIGN decision 2)."""

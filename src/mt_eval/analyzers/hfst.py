@@ -7,10 +7,9 @@ streamed through one process. An unknown word comes back as ``word<TAB>word<TAB>
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 
-from mt_eval.analyzers.base import Analyser, _file_version, stop_process
+from mt_eval.analyzers.base import Analyser, OwnedProcess, _file_version
 
 
 class HfstAnalyser(Analyser):
@@ -18,22 +17,14 @@ class HfstAnalyser(Analyser):
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
-        self.proc: subprocess.Popen[str] | None = None
+        self.process = OwnedProcess(["hfst-optimized-lookup", "-u", path], text=True)
 
     @property
     def version(self) -> str:
         return _file_version("hfst-optimized-lookup", self.path)
 
-    def _start(self) -> subprocess.Popen[str]:
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen(
-                ["hfst-optimized-lookup", "-u", self.path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, text=True, encoding="utf-8", bufsize=1,
-            )
-        return self.proc
-
     def _analyse_batch(self, words: Sequence[str]) -> list[tuple[str, ...]]:
-        proc = self._start()
+        proc = self.process.get()
         assert proc.stdin is not None and proc.stdout is not None
         clean = [w.replace("\n", " ").replace("\t", " ") for w in words]
         proc.stdin.write("".join(w + "\n" for w in clean))  # < pipe buffer: never blocks
@@ -55,5 +46,4 @@ class HfstAnalyser(Analyser):
         return result
 
     def close(self) -> None:
-        stop_process(self.proc)
-        self.proc = None
+        self.process.close()

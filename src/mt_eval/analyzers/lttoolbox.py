@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import threading
 from collections.abc import Sequence
 
-from mt_eval.analyzers.base import Analyser, _file_version, stop_process
+from mt_eval.analyzers.base import Analyser, OwnedProcess, _file_version
 
 _SPECIAL = re.compile(r"([\^$/<>@\[\]{}\\*])")
 _UNIT = re.compile(r"\^((?:[^$\\]|\\.)*)\$")
@@ -28,21 +27,15 @@ class NullFlushProcess:
 
     def __init__(self, argv: list[str]) -> None:
         self.argv = argv
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.owned = OwnedProcess(argv, text=False)
         self.lock = threading.Lock()
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL)
-        return self.proc
 
     def request(self, text: str) -> str:
         with self.lock:
             return self._request(text)
 
     def _request(self, text: str) -> str:
-        proc = self._start()
+        proc = self.owned.get()
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(text.encode("utf-8") + b"\0")
         proc.stdin.flush()
@@ -59,8 +52,7 @@ class NullFlushProcess:
         return b"".join(chunks).decode("utf-8")
 
     def close(self) -> None:
-        stop_process(self.proc)
-        self.proc = None
+        self.owned.close()
 
 
 def parse_units(line: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
+
+from mt_eval.metrics.cache import RunCache
 
 if TYPE_CHECKING:
     from mt_eval.corpus.models import Entry
@@ -39,13 +41,16 @@ class Status(StrEnum):
 
 @dataclass(frozen=True)
 class MetricContext:
-    """What a metric may look at besides the outputs: the entries and the target language card."""
+    """What a metric may look at besides the outputs: the entries and the target language card,
+    and the run's shared memo (``cache``: each output's words, repeated checks), which lives and
+    dies with this context."""
 
     entries: Sequence[Entry]
     target: LanguageCard
     source: LanguageCard
     # source term -> accepted target terms (``--terminology FILE``); None: terminology metrics are null
     terminology: Mapping[str, tuple[str, ...]] | None = None
+    cache: RunCache = field(default_factory=RunCache, compare=False, repr=False)
 
 
 @runtime_checkable

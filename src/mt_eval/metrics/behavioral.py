@@ -20,7 +20,7 @@ import numpy as np
 from mt_eval.analyzers.base import analyser_for
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
-from mt_eval.languages.words import word_scripts, words
+from mt_eval.languages.words import Word, word_scripts
 from mt_eval.metrics.base import Level, MetricBase, MetricContext
 from mt_eval.metrics.rates import RateMetric, RatioMetric
 
@@ -88,28 +88,37 @@ class CodeSwitching(RatioMetric):
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         target, source = ctx.target, ctx.source
-        source_only = set(source.scripts) - set(target.scripts)
-        tokenised = [words(h, target) for h in hypotheses]
-        rows = []
+        tokenised = [ctx.cache.words(h, target) for h in hypotheses]
         if not set(source.scripts) & set(target.scripts):
-            for ws in tokenised:
-                rows.append((float(sum(1 for w in ws if word_scripts(w.text) & source_only
-                                       and not word_scripts(w.text) & set(target.scripts))), float(len(ws))))
-            return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
-        analyser = analyser_for(target)
-        if analyser is None or not source.source_wordlist or not Path(source.source_wordlist).is_file():
-            return np.zeros((len(hypotheses), 2))
-        wordlist = load_wordlist(source.source_wordlist)
-        analyser.analyse_many(w.text for ws in tokenised for w in ws)
-        for ws in tokenised:
-            switched = sum(
-                1 for w in ws
-                if _common_word(w.text, w.sentence_initial) in wordlist
-                and not analyser.accepts(w.text, w.sentence_initial)
-            )
-            rows.append((float(switched), float(len(ws))))
-        return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
+            source_only, target_scripts = set(source.scripts) - set(target.scripts), set(target.scripts)
 
+            def switched(w: Word) -> bool:
+                scripts = word_scripts(w.text)
+                return bool(scripts & source_only) and not scripts & target_scripts
+        else:
+            analyser = analyser_for(target)
+            if analyser is None or not source.source_wordlist or not Path(source.source_wordlist).is_file():
+                return np.zeros((len(hypotheses), 2))
+            wordlist = load_wordlist(source.source_wordlist)
+            # only common source-language words can be switched: analyse those (and their retries) in two batches
+            candidates = {w for ws in tokenised for w in ws if _common_word(w.text, w.sentence_initial) in wordlist}
+            analyser.analyse_many(w.text for w in candidates)
+            analyser.analyse_many(w.text[:1].lower() + w.text[1:] for w in candidates
+                                  if w.sentence_initial and w.text[:1].isupper())
+
+            def switched(w: Word) -> bool:
+                return w in candidates and not analyser.accepts(w.text, w.sentence_initial)
+        verdicts: dict[Word, bool] = {}  # per distinct (word, sentence-initial)
+        rows = []
+        for ws in tokenised:
+            count = 0
+            for w in ws:
+                found = verdicts.get(w)
+                if found is None:
+                    found = verdicts[w] = switched(w)
+                count += found
+            rows.append((float(count), float(len(ws))))
+        return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
 
 
 # --- terminology ------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ allow, each Latin-script word in a caseless non-Latin target.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +18,8 @@ import numpy as np
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import word_scripts, words
 from mt_eval.metrics.base import Level, MetricContext
-from mt_eval.metrics.hooks import ALL_QUOTES, PLACEHOLDER, Hook, apply_hooks, available_hooks
+from mt_eval.metrics.cache import RunCache
+from mt_eval.metrics.hooks import ALL_QUOTES, PLACEHOLDER, apply_hooks
 from mt_eval.metrics.rates import RateMetric
 
 
@@ -35,23 +35,48 @@ class Compliance:
         return 0.6 * self.placeholders + 0.2 * self.quotes + 0.2 * self.casing
 
 
-def check(output: str, source: str, card: LanguageCard) -> Compliance:
+_QUOTES = tuple(q for q in ALL_QUOTES if q != "'")  # the apostrophe is never judged
+
+
+def check(output: str, source: str, card: LanguageCard, cache: RunCache | None = None) -> Compliance:
+    """The three compliance components of one output; ``cache`` (the run's) memoises its words."""
     wanted = Counter(PLACEHOLDER.findall(source))
     have = Counter(PLACEHOLDER.findall(output))
     kept = sum(min(n, have[ph]) for ph, n in wanted.items())
     total = sum(wanted.values())
-    quote_chars = [ch for ch in output if ch in ALL_QUOTES and ch != "'"]
-    bad_quotes = sum(1 for ch in quote_chars if ch not in card.quotes)
-    latin_words = 0
-    ws = words(PLACEHOLDER.sub(" ", output), card)
-    if card.caseless and "Latn" not in card.scripts:
+    counts = [(q, output.count(q)) for q in _QUOTES if q in output]
+    n_quotes = sum(n for _, n in counts)
+    bad_quotes = sum(n for q, n in counts if q not in card.quotes)
+    casing, latin_words = 1.0, 0
+    if card.caseless and "Latn" not in card.scripts:  # elsewhere casing is 1 - 0/n = 1: no words needed
+        text = PLACEHOLDER.sub(" ", output)
+        ws = cache.words(text, card) if cache is not None else words(text, card)
         latin_words = sum(1 for w in ws if "Latn" in word_scripts(w.text))
+        casing = 1 - latin_words / len(ws) if ws else 1.0
     return Compliance(
         placeholders=kept / total if total else 1.0,
-        quotes=1 - bad_quotes / len(quote_chars) if quote_chars else 1.0,
-        casing=1 - latin_words / len(ws) if ws else 1.0,
+        quotes=1 - bad_quotes / n_quotes if n_quotes else 1.0,
+        casing=casing,
         violations=(total - kept) + bad_quotes + latin_words,
     )
+
+
+def _checked(output: str, source: str, ctx: MetricContext) -> Compliance:
+    """``check`` memoised per run: the raw output is checked for two metrics, the repaired for two."""
+    memo: dict[tuple[str, str], Compliance] = ctx.cache.table(f"compliance:{ctx.target.code}")
+    found = memo.get((output, source))
+    if found is None:
+        found = memo[output, source] = check(output, source, ctx.target, ctx.cache)
+    return found
+
+
+def _repaired(hypothesis: str, source: str, ctx: MetricContext) -> str:
+    """The output after the post-translation hooks, memoised per run."""
+    memo: dict[tuple[str, str], str] = ctx.cache.table(f"repaired:{ctx.target.code}")
+    found = memo.get((hypothesis, source))
+    if found is None:
+        found = memo[hypothesis, source] = apply_hooks(hypothesis, source, ctx.target)
+    return found
 
 
 class ComplianceIndex(RateMetric):
@@ -60,36 +85,20 @@ class ComplianceIndex(RateMetric):
     id = "compliance_index"
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
-        return check(hypothesis, ctx.entries[index].source, ctx.target).index, 1.0
+        return _checked(hypothesis, ctx.entries[index].source, ctx).index, 1.0
 
 
-class _Repaired(RateMetric):
-    """Looks the hooks up once per run: entry-point discovery reads every installed dist-info."""
-
-    _hooks: dict[str, Hook] | None = None
-
-    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
-        self._hooks = available_hooks()
-        try:
-            return super().statistics(hypotheses, ctx)
-        finally:
-            self._hooks = None
-
-    def repaired(self, hypothesis: str, source: str, ctx: MetricContext) -> str:
-        return apply_hooks(hypothesis, source, ctx.target, self._hooks)
-
-
-class ComplianceIndexRepaired(_Repaired):
+class ComplianceIndexRepaired(RateMetric):
     """The same index after the post-translation hooks (``mt_eval.metrics.hooks``)."""
 
     id = "compliance_index_repaired"
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         source = ctx.entries[index].source
-        return check(self.repaired(hypothesis, source, ctx), source, ctx.target).index, 1.0
+        return _checked(_repaired(hypothesis, source, ctx), source, ctx).index, 1.0
 
 
-class RepairEffectiveness(_Repaired):
+class RepairEffectiveness(RateMetric):
     """Violations the hooks repaired / raw violations; corpus-level (per entry it is often 0/0)."""
 
     id = "repair_effectiveness"
@@ -97,8 +106,8 @@ class RepairEffectiveness(_Repaired):
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         source = ctx.entries[index].source
-        raw = check(hypothesis, source, ctx.target).violations
-        fixed = check(self.repaired(hypothesis, source, ctx), source, ctx.target).violations
+        raw = _checked(hypothesis, source, ctx).violations
+        fixed = _checked(_repaired(hypothesis, source, ctx), source, ctx).violations
         return float(max(0, raw - fixed)), float(raw)
 
     def entry_values(self, stats: np.ndarray) -> np.ndarray | None:

@@ -15,10 +15,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from mt_eval.analyzers.base import analyser_for
+from mt_eval.analyzers.base import Analyser, analyser_for
 from mt_eval.analyzers.lttoolbox import NullFlushProcess, escape, parse_units
 from mt_eval.languages.card import LanguageCard
-from mt_eval.languages.words import words
 from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.rates import RatioMetric
 
@@ -69,9 +68,17 @@ def lexicon_for(target: LanguageCard, source: LanguageCard) -> BilingualLexicon 
     return _lexicon(spec.partition(":")[2])
 
 
+def _analyses(analyser: Analyser, texts: list[str]) -> dict[str, tuple[str, ...]]:
+    """Each word's analyses, or its lower-case form's when it has none: two analyser batches."""
+    first = analyser.analyse_many(texts)
+    retried = analyser.analyse_many(t.lower() for t, found in first.items() if not found)
+    return {t: found or retried[t.lower()] for t, found in first.items()}
+
+
 class HallucinationRate(RatioMetric):
     id = "hallucination_rate"
     higher_is_better = False
+    cost = 0.6  # relative extraction time once words and analyses are memoised
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         lexicon = lexicon_for(ctx.target, ctx.source)
@@ -79,21 +86,32 @@ class HallucinationRate(RatioMetric):
             return np.zeros((len(hypotheses), 2))
         src_an, tgt_an = analyser_for(ctx.source), analyser_for(ctx.target)
         assert src_an is not None and tgt_an is not None
+        # every source word and every output word analysed in batches, each source text read once
+        src_words = {e.source: ctx.cache.words(e.source, ctx.source) for e in ctx.entries}
+        src_analyses = _analyses(src_an, [w.text for ws in src_words.values() for w in ws])
+        lexicon.translate([a for found in src_analyses.values() for a in found])
+        supported_by: dict[str, tuple[set[str], set[str]]] = {}
+        for text, ws in src_words.items():
+            analyses = [a for w in ws for a in src_analyses[w.text]]
+            supported = set().union(*lexicon.translate(analyses).values()) if analyses else set()
+            supported_by[text] = (supported, {w.text.casefold() for w in ws})
+        tokenised = [ctx.cache.words(h, ctx.target) for h in hypotheses]
+        tgt_analyses = _analyses(tgt_an, [w.text for ws in tokenised for w in ws])
+        # per output word: None if not a content word, else its lemmas
+        content: dict[str, frozenset[str] | None] = {
+            t: frozenset(_lemma(a) for a in found) if found and _first_tag(found[0]) in CONTENT_TAGS else None
+            for t, found in tgt_analyses.items()
+        }
         rows = []
-        for entry, hyp in zip(ctx.entries, hypotheses, strict=True):
-            src_words = words(entry.source, ctx.source)
-            src_analyses = [a for w in src_words for a in src_an.analyse(w.text)
-                            or src_an.analyse(w.text.lower())]
-            supported = set().union(*lexicon.translate(src_analyses).values()) if src_analyses else set()
-            surface = {w.text.casefold() for w in src_words}
-            unsupported = content = 0
-            for w in words(hyp, ctx.target):
-                analyses = tgt_an.analyse(w.text) or tgt_an.analyse(w.text.lower())
-                if not analyses or _first_tag(analyses[0]) not in CONTENT_TAGS:
+        for entry, ws in zip(ctx.entries, tokenised, strict=True):
+            supported, surface = supported_by[entry.source]
+            unsupported = n_content = 0
+            for w in ws:
+                lemmas = content[w.text]
+                if lemmas is None:
                     continue
-                content += 1
-                if w.text.casefold() not in surface and not {_lemma(a) for a in analyses} & supported:
+                n_content += 1
+                if w.text.casefold() not in surface and not lemmas & supported:
                     unsupported += 1
-            rows.append((float(unsupported), float(content)))
+            rows.append((float(unsupported), float(n_content)))
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
-

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from mt_eval import plugins
 from mt_eval.languages.card import LanguageCard
@@ -34,16 +35,16 @@ def restore_placeholders(output: str, source: str, card: LanguageCard) -> str:
 
 def normalise_quotes(output: str, source: str, card: LanguageCard) -> str:
     """Replace quote characters the card does not allow with its first opening/closing pair."""
-    allowed = set(card.quotes)
-    opening = next((q for q in card.quotes if q in _OPENING), '"')
-    closing = next((q for q in card.quotes if q not in _OPENING and q != "'"), '"')
-    chars = []
-    for ch in output:
-        if ch in ALL_QUOTES and ch not in allowed and ch != "'":
-            chars.append(opening if ch in _OPENING else closing)
-        else:
-            chars.append(ch)
-    return "".join(chars)
+    return output.translate(_quote_table(tuple(card.quotes)))
+
+
+@lru_cache(maxsize=64)
+def _quote_table(quotes: tuple[str, ...]) -> dict[int, str]:
+    """``str.translate`` table of ``normalise_quotes`` for one card's quotes (built once per card)."""
+    allowed = set(quotes)
+    opening = next((q for q in quotes if q in _OPENING), '"')
+    closing = next((q for q in quotes if q not in _OPENING and q != "'"), '"')
+    return {ord(ch): opening if ch in _OPENING else closing for ch in ALL_QUOTES if ch not in allowed and ch != "'"}
 
 
 BUILTIN_HOOKS: dict[str, Hook] = {"restore_placeholders": restore_placeholders, "normalise_quotes": normalise_quotes}

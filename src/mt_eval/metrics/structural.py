@@ -15,41 +15,76 @@ from typing import Any
 
 import numpy as np
 
-from mt_eval.analyzers.base import Analyser, analyser_for
+from mt_eval.analyzers.base import analyser_for
 from mt_eval.languages.card import LanguageCard
-from mt_eval.languages.words import Word, script_of, words
+from mt_eval.languages.words import Word, script_of
 from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.cache import RunCache
 from mt_eval.metrics.rates import RateMetric, RatioMetric
 
 
-def _word_analyses(analyser: Analyser, ws: Sequence[Word]) -> list[tuple[str, ...]]:
-    """Each word's analyses, using the lower-cased form for a rejected sentence-initial capital."""
-    table = analyser.analyse_many(w.text for w in ws)
-    out = []
-    for w in ws:
-        found = table[w.text]
-        if not found and w.sentence_initial and w.text[:1].isupper():
-            found = analyser.analyse(w.text[:1].lower() + w.text[1:])
-        out.append(found)
-    return out
+def _retry_form(word: Word) -> str | None:
+    """The lower-cased form a rejected sentence-initial capital is retried as (DESIGN decision 2)."""
+    return word.text[:1].lower() + word.text[1:] if word.sentence_initial and word.text[:1].isupper() else None
 
 
-def fst_details(hypothesis: str, card: LanguageCard) -> tuple[bool | None, list[str]]:
+def analysed_words(
+    hypotheses: Sequence[str], card: LanguageCard, cache: RunCache
+) -> list[tuple[list[Word], list[tuple[str, ...]]]]:
+    """Each hypothesis's words and each word's analyses (the lower-cased form's for a rejected
+    sentence-initial capital), memoised per run and text; [] analyses where the card has no analyser.
+
+    Every word not yet known goes to the analyser in one batch, then every retry form in a second,
+    so a run costs two analyser round trips however many entries it has. FST acceptance, morphology
+    and the run card's per-entry ``fst_analysis`` all read this one answer.
+    """
+    memo: dict[tuple[str | None, str], tuple[list[Word], list[tuple[str, ...]]]] = cache.table("analysed_words")
+    todo = [h for h in dict.fromkeys(hypotheses) if (card.analyser, h) not in memo]
+    analyser = analyser_for(card) if todo else None
+    if analyser is not None:
+        tokenised = {h: cache.words(h, card) for h in todo}
+        table = analyser.analyse_many(w.text for ws in tokenised.values() for w in ws)
+        retries = analyser.analyse_many(
+            form for ws in tokenised.values() for w in ws if not table[w.text] and (form := _retry_form(w)))
+        for h, ws in tokenised.items():
+            analyses = []
+            for w in ws:
+                found = table[w.text]
+                if not found and (form := _retry_form(w)) is not None:
+                    found = retries[form]
+                analyses.append(found)
+            memo[card.analyser, h] = (ws, analyses)
+    else:
+        for h in todo:
+            memo[card.analyser, h] = (cache.words(h, card), [])
+    return [memo[card.analyser, h] for h in hypotheses]
+
+
+def fst_details_many(
+    hypotheses: Sequence[str], card: LanguageCard, cache: RunCache | None = None
+) -> list[tuple[bool | None, list[str]]]:
     """Per-entry ``fst_accepted`` (every word accepted; None without an analyser or words) and
-    ``fst_analysis`` in Apertium stream style: ``word/analysis1/analysis2`` or ``*word``."""
-    analyser = analyser_for(card)
-    ws = words(hypothesis, card)
-    if analyser is None or not ws:
-        return None, []
-    analyses = _word_analyses(analyser, ws)
-    lines = [("/".join((w.text, *a)) if a else f"*{w.text}") for w, a in zip(ws, analyses, strict=True)]
-    return all(analyses), lines
+    ``fst_analysis`` in Apertium stream style: ``word/analysis1/analysis2`` or ``*word``.
+
+    Pass the run's ``cache`` (the ``MetricContext``'s) to reuse what the metrics already analysed.
+    """
+    if not card.analyser:
+        return [(None, []) for _ in hypotheses]
+    out: list[tuple[bool | None, list[str]]] = []
+    for ws, analyses in analysed_words(hypotheses, card, cache if cache is not None else RunCache()):
+        if not ws:
+            out.append((None, []))
+            continue
+        lines = [("/".join((w.text, *a)) if a else f"*{w.text}") for w, a in zip(ws, analyses, strict=True)]
+        out.append((all(analyses), lines))
+    return out
 
 
 class FstAcceptance(RatioMetric):
     """Accepted words / analysed words; per entry the same ratio over that entry's words."""
 
     id = "fst_acceptance_rate"
+    cost = 0.4
 
     def applies_to(self, target: LanguageCard) -> bool:
         return bool(target.analyser)
@@ -58,16 +93,9 @@ class FstAcceptance(RatioMetric):
         return target.analyser
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
-        analyser = analyser_for(ctx.target)
-        assert analyser is not None
-        tokenised = [words(h, ctx.target) for h in hypotheses]
-        analyser.analyse_many(w.text for ws in tokenised for w in ws)  # one pass over the whole run
-        rows = []
-        for ws in tokenised:
-            analyses = _word_analyses(analyser, ws)
-            rows.append((float(sum(1 for a in analyses if a)), float(len(ws))))
+        rows = [(float(sum(1 for a in analyses if a)), float(len(ws)))
+                for ws, analyses in analysed_words(hypotheses, ctx.target, ctx.cache)]
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
-
 
 
 # --- morphological accuracy -------------------------------------------------------------------
@@ -121,12 +149,11 @@ class MorphologicalAccuracy(RateMetric):
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         gold = ctx.entries[index].morphological_analysis
-        analyser = analyser_for(ctx.target)
-        if not gold or analyser is None:
+        if not gold or not ctx.target.analyser:
             return 0.0, 0.0
         features = gold_features(gold)
-        ws = words(hypothesis, ctx.target)
-        candidates = [[analysis_tags(a) for a in an] for an in _word_analyses(analyser, ws)]
+        ((_, analyses),) = analysed_words([hypothesis], ctx.target, ctx.cache)
+        candidates = [[analysis_tags(a) for a in an] for an in analyses]
         used: set[int] = set()
         matched = 0
         for feats in features:
@@ -191,6 +218,12 @@ class OrthographicAccuracy(RateMetric):
         return bool(target.orthography)
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
-        ws = words(hypothesis, ctx.target, normalize=False)
-        good = sum(1 for w in ws if not orthography_errors(w.text, ctx.target))
+        ws = ctx.cache.words(hypothesis, ctx.target, normalize=False)
+        conforms: dict[str, bool] = ctx.cache.table(f"orthography_conforms:{ctx.target.code}")
+        good = 0
+        for w in ws:
+            ok = conforms.get(w.text)
+            if ok is None:
+                ok = conforms[w.text] = not orthography_errors(w.text, ctx.target)
+            good += ok
         return float(good), float(len(ws))
