@@ -72,8 +72,9 @@ def read_card_json(path: str | Path) -> dict[str, Any]:
 def write_card(card: dict[str, Any], path: Path, statistics: bytes | None = None) -> Path:
     """Write atomically: a reader (or a crash) never sees half a card.
 
-    The layout is ``runcard/layout.py``'s (keys sorted, tab-indented: the seal's own text), so the
-    seal can be checked without re-encoding the card. ``statistics`` are the sidecar's bytes
+    A run card is laid out as ``runcard/layout.py`` says (keys sorted, tab-indented: the seal's own
+    text), so its seal can be checked without re-encoding it; a card of another schema (a QA card)
+    keeps its keys in the order it was built. ``statistics`` are the sidecar's bytes
     (``runcard/statistics.py``), written first, so a card never references a file not yet there.
     """
     from mt_eval.runcard import layout
@@ -89,6 +90,9 @@ def write_card(card: dict[str, Any], path: Path, statistics: bytes | None = None
         tmp_stats.write_bytes(statistics)
         tmp_stats.replace(sidecar)
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_bytes(layout.dumps(card))
+    if card.get("schema_version") == SCHEMA_VERSION:
+        tmp.write_bytes(layout.dumps(card))
+    else:
+        tmp.write_text(json.dumps(card, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
