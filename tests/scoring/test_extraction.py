@@ -37,3 +37,14 @@ def test_bins_balance_declared_costs():
     assert ids == {m.id for m in metrics}
     # the two heaviest extractions run on different cores
     assert ({"chrf_plus_plus", "ter"} & {m.id for m in here}) and ({"chrf_plus_plus", "ter"} & {m.id for m in there})
+
+
+def test_metrics_sharing_analyses_stay_in_this_process():
+    """FST acceptance, morphology, code-switching and hallucination read one memo of word analyses,
+    which the run card's per-entry fst_analysis reuses afterwards: none of them may go to the worker."""
+    metrics = [m for m in metrics_for(language_card("es")) if m.derives_from is None]
+    here, there = _bins(metrics)
+    sharing = {m.id for m in metrics if m.shares_analyses}
+    assert sharing == {"fst_acceptance_rate", "morphological_accuracy", "code_switching_rate", "hallucination_rate"}
+    assert sharing <= {m.id for m in here} and not sharing & {m.id for m in there}
+    assert abs(sum(m.cost for m in here) - sum(m.cost for m in there)) < 1.0  # and the bins still balance

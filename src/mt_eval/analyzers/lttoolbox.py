@@ -16,6 +16,7 @@ from mt_eval.analyzers.base import Analyser, OwnedProcess, _file_version
 
 _SPECIAL = re.compile(r"([\^$/<>@\[\]{}\\*])")
 _UNIT = re.compile(r"\^((?:[^$\\]|\\.)*)\$")
+_UNESCAPED_SLASH = re.compile(r"(?<!\\)/")
 
 
 def escape(word: str) -> str:
@@ -59,7 +60,8 @@ def parse_units(line: str) -> list[tuple[str, tuple[str, ...]]]:
     """``^surface/an1/an2$`` units → (surface, analyses); unknown (``*word``) gives no analyses."""
     units = []
     for body in _UNIT.findall(line):
-        parts = re.split(r"(?<!\\)/", body)
+        # without a backslash no slash is escaped: a plain split is the same split, and much cheaper
+        parts = body.split("/") if "\\" not in body else _UNESCAPED_SLASH.split(body)
         analyses = tuple(p for p in parts[1:] if p and not p.startswith(("*", "@", "#")))
         units.append((parts[0], analyses))
     return units

@@ -109,6 +109,8 @@ def _tokens(text: str, initial: Flag = True) -> tuple[list[tuple[str, Flag]], Fl
 def _token_words(token: str, initial: Flag, character: bool, scripts: frozenset[str]) -> list[tuple[str, Flag]]:
     """The words of one token: none for numbers and punctuation; for ``character`` cards each letter
     of the card's scripts, with runs of other scripts kept whole."""
+    if not character and token.isalpha():  # letters only: the word itself (most tokens)
+        return [(token, initial)]
     if not any(_is_letter(ch) for ch in token):
         return []
     if not character:

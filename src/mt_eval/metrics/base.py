@@ -67,8 +67,11 @@ class Metric(Protocol):
     higher_is_better: bool
     level: Level
     status: Status
-    cost: float  # relative extraction time; large runs balance metrics over two cores by it
+    cost: float  # extraction time, in seconds per 10,000 NTREX lines; large runs balance two cores by it
     derives_from: str | None  # id of the metric whose statistics ``derive`` reads, if any
+    # reads the run's shared word analyses (``structural.analysed_words``): extracted in the parent
+    # process, where those analyses are kept for the run card's per-entry ``fst_analysis``
+    shares_analyses: bool
 
     def applies_to(self, target: LanguageCard) -> bool: ...
 
@@ -100,8 +103,8 @@ class Metric(Protocol):
 
 class MetricBase(ABC):
     """The defaults every built-in metric shares: a plain metric of cost 1 that applies to every
-    language, needs no preparation, has no signature and derives nothing. Subclasses implement
-    ``statistics``, ``aggregate`` and ``entry_values``."""
+    language, needs no preparation, has no signature, derives nothing and reads no shared analyses.
+    Subclasses implement ``statistics``, ``aggregate`` and ``entry_values``."""
 
     id = ""
     scale = 1.0
@@ -110,6 +113,7 @@ class MetricBase(ABC):
     status = Status.IMPLEMENTED
     cost = 1.0
     derives_from: str | None = None
+    shares_analyses = False
 
     def applies_to(self, target: LanguageCard) -> bool:
         return True

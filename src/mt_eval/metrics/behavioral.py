@@ -85,6 +85,8 @@ class CodeSwitching(RatioMetric):
 
     id = "code_switching_rate"
     higher_is_better = False
+    cost = 0.3
+    shares_analyses = True
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         target, source = ctx.target, ctx.source
@@ -190,6 +192,7 @@ class Consistency(MetricBase):
 
     id = "consistency_score"
     level = Level.CORPUS
+    cost = 0.05
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         terms = dict(ctx.terminology or {})

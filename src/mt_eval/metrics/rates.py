@@ -19,7 +19,7 @@ class RatioMetric(MetricBase):
     """Statistics (numerator, denominator) per entry; value = Σnum / Σden. Subclasses that see the
     whole run at once (one analyser pass over every word) implement ``statistics`` directly."""
 
-    cost = 0.05  # relative extraction cost (see scoring.extraction): string comparisons are cheap
+    cost = 0.05  # seconds per 10k lines (see scoring.extraction): string comparisons are cheap
 
     @abstractmethod
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:

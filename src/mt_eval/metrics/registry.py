@@ -49,7 +49,7 @@ _BUILTINS: dict[str, Factory] = {
     "repair_effectiveness": RepairEffectiveness,
 }
 
-# What a metric must provide itself; cost, derives_from, bind, signature and derive have defaults.
+# What a metric must provide itself; cost, derives_from, shares_analyses, bind, signature and derive have defaults.
 REQUIRED = ("id", "scale", "higher_is_better", "level", "status",
             "applies_to", "statistics", "aggregate", "entry_values")  # fmt: skip
 
@@ -70,6 +70,7 @@ class PluginMetric(MetricBase):
         self.status = Status(inner.status)
         self.cost = float(getattr(inner, "cost", MetricBase.cost))
         self.derives_from = getattr(inner, "derives_from", None)
+        self.shares_analyses = bool(getattr(inner, "shares_analyses", False))
         self._bind = getattr(inner, "bind", None)
         self._signature = getattr(inner, "signature", None)
         self._derive = getattr(inner, "derive", None)

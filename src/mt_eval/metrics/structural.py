@@ -84,7 +84,8 @@ class FstAcceptance(RatioMetric):
     """Accepted words / analysed words; per entry the same ratio over that entry's words."""
 
     id = "fst_acceptance_rate"
-    cost = 0.4
+    cost = 1.2  # tokenising the run and analysing its vocabulary (two lt-proc batches)
+    shares_analyses = True
 
     def applies_to(self, target: LanguageCard) -> bool:
         return bool(target.analyser)
@@ -143,6 +144,7 @@ class MorphologicalAccuracy(RateMetric):
     entries without ``morphological_analysis`` and for targets without an analyser."""
 
     id = "morphological_accuracy"
+    shares_analyses = True
 
     def applies_to(self, target: LanguageCard) -> bool:
         return bool(target.analyser)
@@ -213,6 +215,7 @@ class OrthographicAccuracy(RateMetric):
     """Words that follow the card's orthography rules / words; null without rules."""
 
     id = "orthographic_accuracy"
+    cost = 0.4
 
     def applies_to(self, target: LanguageCard) -> bool:
         return bool(target.orthography)

@@ -1,10 +1,12 @@
 """Compute every metric's per-entry statistics once, using both cores on large runs.
 
 Extraction dominates scoring time (sacrebleu's chrF++, TER and BLEU statistics are pure Python),
-so on runs of ``PARALLEL_MIN`` entries or more the metrics are split by their declared relative
-``cost`` into two bins and one bin runs in a forked worker. Forking shares the hypotheses and
-metric objects without pickling them; only the statistics matrices travel back. Metrics that can
-``derive`` their statistics from another's (chrF from chrF++) do so afterwards, in this process.
+so on runs of ``PARALLEL_MIN`` entries or more the metrics are split by their declared ``cost``
+into two bins and one bin runs in a forked worker (the metrics sharing the run's word analyses
+stay in this process, which builds the run card's per-entry analyses from them). Forking shares
+the hypotheses and metric objects without pickling them; only the statistics matrices travel
+back. Metrics that can ``derive`` their statistics from another's (chrF from chrF++) do so
+afterwards, in this process.
 """
 
 from __future__ import annotations
@@ -25,10 +27,15 @@ _FORKED: dict[str, Any] = {}
 
 
 def _bins(metrics: Sequence[Metric]) -> tuple[list[Metric], list[Metric]]:
-    """Greedy two-way partition by cost: the heaviest metric goes to the lighter bin."""
-    here: list[Metric] = []
+    """Two-way partition by declared cost: (this process, the forked worker).
+
+    Metrics that read the run's shared word analyses stay together in this process: they share one
+    tokenisation and one analyser pass, and the run card's per-entry ``fst_analysis`` is built here
+    afterwards from the same memo. The others go greedily, heaviest first, to the lighter bin.
+    """
+    here = [m for m in metrics if m.shares_analyses]
     there: list[Metric] = []
-    for m in sorted(metrics, key=lambda m: m.cost, reverse=True):
+    for m in sorted((m for m in metrics if not m.shares_analyses), key=lambda m: m.cost, reverse=True):
         (here if sum(x.cost for x in here) <= sum(x.cost for x in there) else there).append(m)
     return here, there
 
