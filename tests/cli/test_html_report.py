@@ -123,7 +123,7 @@ def scored(ntrex_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     result = runner.invoke(app, [
         "score", "--source-file", str(tmp / "src.en"), "--reference-file", str(tmp / "ref.es"),
         "--source-lang", "en", "--target-lang", "es", "--predictions", str(tmp / "hyp.jsonl"),
-        "--runs-dir", str(tmp / "runs"), "--out", str(card_path), "--bootstrap", "200"])
+        "--runs-dir", str(tmp / "runs"), "--out", str(card_path), "--bootstrap", "200", "--allow-missing"])
     assert result.exit_code == 0, result.output
     card = json.loads(card_path.read_text(encoding="utf-8"))
     report = runner.invoke(app, ["report", str(card_path)])
@@ -241,8 +241,16 @@ def test_breakdowns_and_blocks(scored):
             for row, (key, g) in zip(p.rows[name], groups.items(), strict=True):
                 assert row[0] == str(key) and row[1] == str(g["total"]) and row[2] == str(g["errors"])
                 assert f"{g['composite']:.4f}" in row[6] and row[7] == tier_label(g["quality_tier"])
-    assert "Cost (USD)" in scored["page"] and "elapsed_seconds" in scored["page"]
-    assert "total_tokens" in scored["page"]
+    # a predictions file made no requests: no zero cost/tokens, no replay-timed speed, a note instead
+    for absent in ("Cost (USD)", "elapsed_seconds", "entries_per_minute", "total_tokens"):
+        assert absent not in scored["page"], absent
+    assert "no paid requests" in scored["page"] and "not measured" in scored["page"]
+    paid = copy.deepcopy(card)
+    paid["method"].update(name="llm", config={"model": "m"})
+    paid["tokens"].update(prompt_tokens=900, completion_tokens=100, total_tokens=1000)
+    paid["cost"]["total_cost_usd"] = 0.25
+    page = render_html(paid)
+    assert "Cost (USD)" in page and "elapsed_seconds" in page and "total_tokens" in page
 
 
 def test_clamps_drawing_not_number_and_fst_column(scored):
@@ -260,7 +268,10 @@ def test_clamps_drawing_not_number_and_fst_column(scored):
         if tag == "circle":
             assert 0 <= float(a["cx"] or 0) <= 160 * 1.5
     head = page[page.index('id="entries-table"'):]
-    assert ">FST</th>" in head and "✗ rejected" in page and "unknown: zzword" in page
+    assert ">FST</th>" in head and "unknown: zzword" in page
+    rates = [r["metrics"].get("fst_acceptance_rate") for r in card["results"]]
+    shares = {f"accepted {rate * 100:.0f} %" for rate in rates if rate is not None}
+    assert shares and all(share in page for share in shares)  # a share of the words, not a bare rate
     assert "a &lt;warning&gt; &amp; more" in page
 
 

@@ -1,14 +1,34 @@
-"""Commands that read one file: ``validate`` a corpus; ``verify``, ``show`` and ``report`` a run card."""
+"""Commands that read files: ``validate`` a corpus; ``verify``, ``show`` and ``report`` run cards.
+
+``show`` and ``report`` verify a card before displaying it and still display one that fails, under
+a banner naming the first problem: refusing would hide the evidence, showing it plainly would
+present a tampered card as the sealed record.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from mt_eval.cli.common import CardArg, SrcLangOpt, TgtLangOpt, err, opt, out
+from mt_eval.cli.common import (
+    BOOTSTRAP,
+    AlphaOpt,
+    BootOpt,
+    CardArg,
+    ForceOpt,
+    JsonOpt,
+    MetricsOpt,
+    SeedOpt,
+    SrcLangOpt,
+    TgtLangOpt,
+    err,
+    opt,
+    out,
+)
 from mt_eval.runcard.io import load_card
 
 
@@ -49,28 +69,107 @@ def verify(card: CardArg) -> None:
     out.print(f"[green]OK[/green] {escape(str(card))}: fingerprint, scores and run_card_hash verify")
 
 
+def _load_checked(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The card, shape-checked (a user error names the file), and what ``verify`` finds wrong with it."""
+    from mt_eval.errors import UserError
+    from mt_eval.render.html.parts import require_card
+    from mt_eval.runcard.verify import verify_card
+
+    card = load_card(path)
+    try:
+        require_card(card)
+    except UserError as exc:
+        exc.file = exc.file or str(path)
+        exc.args = (exc.one_line(),)
+        raise
+    return card, verify_card(card, path)
+
+
 def show(
     card: CardArg,
     worst: Annotated[int, opt("How many lowest-chrF++ entries to list.")] = 5,
+    metrics: MetricsOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Print a run card as tables: scores and tier, breakdowns, cost, speed, worst entries.
 
-    Example: mt-eval show runs/demo/run_card.json --worst 10
+    The card is verified first; one that fails is still shown, under a red NOT VERIFIED banner.
+
+    Examples:
+
+      mt-eval show runs/demo/run_card.json --worst 10
+
+      mt-eval show card.json -m chrf++,bleu
+
+      mt-eval show card.json --json | jq '.scores.chrf_plus_plus, .verified'
     """
     from mt_eval.render.card import print_card
+    from mt_eval.render.card_data import select_metrics, summary
 
-    print_card(load_card(card), out, worst=worst)
+    data, problems = _load_checked(card)
+    only = select_metrics(data, metrics)
+    if as_json:
+        # Plain print: rich would wrap and colour; json.dumps writes control characters as \u escapes.
+        print(json.dumps(summary(data, problems, only), ensure_ascii=False, indent=2))
+        return
+    print_card(data, out, worst=worst, problems=problems, metrics=only)
 
 
 def report(
-    card: CardArg,
-    out_path: Annotated[Path | None, opt("Write the HTML here (default: report.html beside the card).",
-                                         "--out", "-o")] = None,
+    cards: Annotated[list[Path], typer.Argument(
+        help="Run card(s). With several, one page compares them; the first is the baseline.",
+        metavar="CARD.json...", show_default=False)],
+    out_path: Annotated[Path | None, opt("Write the HTML here (default: report.html beside the card, or "
+                                         "comparison.html beside the first of several).", "--out", "-o")] = None,
+    force: ForceOpt = False,
+    metrics: MetricsOpt = None,
+    bootstrap: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
 ) -> None:
-    """Write a run card as one self-contained HTML page and print its path.
+    """Write run cards as one self-contained HTML page and print its path.
 
-    Example: mt-eval report runs/demo/run_card.json --out report.html
+    One card: its metrics with CI bars, breakdowns and every entry. Several: every metric with its
+    interval and the paired significance of each system against the first card (Holm-corrected),
+    score distributions, and the entries side by side with character-level differences from the
+    reference. Cards are verified first (a failing one gets a warning box); an existing file is
+    not replaced without --force.
+
+    Examples:
+
+      mt-eval report runs/demo/run_card.json --out report.html
+
+      mt-eval report baseline.json system-a.json system-b.json -o comparison.html -m chrf++ -m bleu
     """
-    from mt_eval.render.html import write_report
+    from mt_eval.render.card_data import select_metrics
+    from mt_eval.render.html import check_target, write_page, write_report
 
-    typer.echo(str(write_report(load_card(card), card, out_path)))
+    if len(cards) == 1:
+        check_target(out_path or cards[0].parent / "report.html", force=force)  # before the work, not after
+        data, problems = _load_checked(cards[0])
+        only = select_metrics(data, metrics)
+        typer.echo(str(write_report(data, cards[0], out_path, force=force, problems=problems, metrics=only)))
+        return
+    target = check_target(out_path or cards[0].parent / "comparison.html", force=force)
+    loaded = [_load_checked(path) for path in cards]
+    page = _comparison_page(cards, loaded, metrics, bootstrap, alpha, seed)
+    typer.echo(str(write_page(page, target, force=force)))
+
+
+def _comparison_page(paths: list[Path], loaded: list[tuple[dict[str, Any], list[str]]], metrics: list[str] | None,
+                     n_resamples: int, alpha: float, seed: int) -> str:
+    """compare() on the cards (their stored statistics where usable; a fallback is one warning line)."""
+    import warnings
+
+    from mt_eval.cli.common import bootstrap_config
+    from mt_eval.comparison import compare
+    from mt_eval.render.html.compare_page import render_comparison
+
+    config = bootstrap_config(n_resamples, alpha, seed)
+    wanted = [m.strip() for item in metrics or [] for m in item.split(",") if m.strip()] or None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = compare([str(p) for p in paths], metrics=wanted, n_resamples=config.n_resamples,
+                         alpha=config.alpha, seed=config.seed)
+    for w in caught:
+        err.print(f"[yellow]warning:[/yellow] {escape(str(w.message))}", highlight=False, soft_wrap=True)
+    sources = [str(p) for p in paths]
+    return render_comparison(result, [c for c, _ in loaded], sources, [p for _, p in loaded])

@@ -5,6 +5,10 @@ and sub-command (``qa score``…) runs under it without wrapping its body: a ``U
 one located line on stderr and its exit code (2 for input problems); ``--debug`` anywhere on the
 command line shows the traceback instead. Option defaults are read from the objects that own them
 (``BootstrapConfig``, ``LLMSettings``, the cache module), so a default changes in one place.
+
+Standard output is a terminal console when it is one; piped or redirected (``mt-eval show card >
+file``, ``| grep``), lines keep their full length and tables get a wide page, so a script or a
+diff never sees a row broken at 80 columns.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from typer.core import TyperGroup
 
@@ -24,7 +28,39 @@ from mt_eval.errors import CorpusError, UserError
 from mt_eval.methods.llm import LLMSettings
 from mt_eval.stats.config import BootstrapConfig
 
-out = Console()
+PIPE_WIDTH = 240
+"""Page width for tables when stdout is not a terminal (a file has no width; 80 columns broke rows)."""
+
+
+class StdoutConsole(Console):
+    """A console that wraps like a terminal only on a terminal.
+
+    Whether stdout is a terminal is asked on every print, not when the module is imported, so the
+    same console serves an interactive session, a pipe and a test runner's captured stream. An
+    explicit width (``COLUMNS``) still wins."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        if self._width is not None or self.is_terminal:
+            return size
+        return ConsoleDimensions(max(size.width, PIPE_WIDTH), size.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+    @property
+    def soft_wrap(self) -> bool:
+        """Off a terminal, text is never folded: a long line stays one line."""
+        return self._soft_wrap or not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, value: bool) -> None:
+        self._soft_wrap = value
+
+
+out = StdoutConsole()
 err = Console(stderr=True)
 _state = {"debug": False}
 
@@ -80,6 +116,26 @@ def path_str(path: Path | None) -> str | None:
     return str(path) if path is not None else None
 
 
+def language_pair(pair: str | None, source_lang: str | None,
+                  target_lang: str | None) -> tuple[str | None, str | None]:
+    """(source, target) from ``-l SRC-TGT`` (sacrebleu's shorthand) and/or the long options.
+
+    Both may be given only when they agree: a silent winner would score against the wrong card.
+    ``SRC:TGT`` splits codes that have subtags (``-l en:sr-Latn``)."""
+    if pair is None:
+        return source_lang, target_lang
+    parts = pair.split(":") if ":" in pair else pair.split("-")
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise UserError(f"-l '{pair}': give SRC-TGT such as en-es (SRC:TGT when a code has subtags, e.g. en:sr-Latn)",
+                        field="language-pair")
+    src, tgt = (p.strip() for p in parts)
+    for given, implied, name in ((source_lang, src, "--source-lang"), (target_lang, tgt, "--target-lang")):
+        if given is not None and given.strip().lower() != implied.lower():
+            raise UserError(f"-l {pair} sets {implied} but {name} says {given}; give one or make them agree",
+                            field="language-pair")
+    return src, tgt
+
+
 def bootstrap_config(n: int, alpha: float, seed: int) -> BootstrapConfig:
     if n < 0 or not 0 < alpha < 1:
         raise UserError("--bootstrap must be ≥ 0 and --alpha between 0 and 1")
@@ -92,6 +148,8 @@ SrcFileOpt = Annotated[Path | None, opt("Plain-text sources, one segment per lin
 RefFileOpt = Annotated[Path | None, opt("Plain-text references aligned with --source-file.")]
 SrcLangOpt = Annotated[str | None, opt("Source language (BCP-47), for .jsonl/.tsv/text pairs.")]
 TgtLangOpt = Annotated[str | None, opt("Target language (BCP-47), for .jsonl/.tsv/text pairs.")]
+LangPairOpt = Annotated[str | None, opt("Language pair SRC-TGT, e.g. en-es (sacrebleu's -l): sets --source-lang "
+                                        "and --target-lang.", "--language-pair", "-l")]
 SegmentOpt = Annotated[str | None, opt("Only these segments, e.g. 'development,diagnostic'.")]
 IdsOpt = Annotated[str | None, opt("Only these entry ids, e.g. '1-50,77'.")]
 DifficultyOpt = Annotated[str | None, opt("Only these difficulty tiers, e.g. '2-4'.")]
@@ -112,6 +170,10 @@ SeedOpt = Annotated[int, opt("Bootstrap seed (recorded); 12345, sacrebleu's defa
 JsonOpt = Annotated[bool, opt("Print the result as JSON on stdout (for scripts).", "--json")]
 
 CardArg = Annotated[Path, typer.Argument(help="Run card JSON.")]
+MetricsOpt = Annotated[list[str] | None, opt(
+    "Only these metrics (repeatable or comma-separated, e.g. -m chrf_plus_plus,bleu). -m means metrics in "
+    "every command.", "--metrics", "-m")]
+ForceOpt = Annotated[bool, opt("Overwrite an existing output file.", "--force", "-f")]
 
 DEFAULT_RUNS_DIR = Path("runs")
 DEFAULT_CACHE_PATH = Path(DEFAULT_CACHE)

@@ -1,4 +1,10 @@
-"""Terminal rendering of run cards (rich tables)."""
+"""Terminal rendering of run cards (rich tables).
+
+Every string that comes from the card goes through ``_t`` (control characters written out, then
+rich markup escaped): a card is data from anywhere, and neither a prediction nor a method name may
+drive the terminal or inject markup. A card that does not verify is still shown, under a red
+banner naming the first problem, so a tampered card is never displayed as if it were sound.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,11 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.panel import Panel
 from rich.table import Table
 
 from mt_eval.errors import UserError
+from mt_eval.render.card_data import entry_fst_rate, fst_label, neutral, usage_blocks
 from mt_eval.scoring.composite import effective_tier, tier_label
 
 TIER_STYLE = {
@@ -19,6 +27,11 @@ SHOWN = ("chrf_plus_plus", "chrf", "bleu", "ter", "exact_match_rate", "length_ra
          "equivalent_match_rate", "fst_acceptance_rate", "morphological_accuracy", "orthographic_accuracy",
          "semantic_score", "code_switching_rate", "hallucination_rate", "terminology_adherence",
          "consistency_score", "compliance_index", "compliance_index_repaired", "repair_effectiveness")
+
+
+def _t(value: Any) -> str:
+    """Card text as safe rich markup: control characters neutralised, then markup escaped."""
+    return escape(neutral(value))
 
 
 def _tier(tier: str) -> str:
@@ -44,21 +57,22 @@ def print_summary(card: dict[str, Any], console: Console) -> None:
     s = card["scores"]
     tier = s["quality_tier"]
     console.print(
-        f"[bold]{card['method']['name']}[/bold] on {card['dataset']['id']} "
+        f"[bold]{_t(card['method']['name'])}[/bold] on {_t(card['dataset']['id'])} "
         f"({card['dataset']['entry_count']} entries, profile {card['profile']}): "
         f"composite [bold]{_fmt(s['composite'])}[/bold] "
         f"{_tier(tier)}  chrF++ {_fmt(s['chrf_plus_plus'], 2)}  "
-        f"BLEU {_fmt(s['bleu'], 2)}  errors {s['errors']}"
+        f"BLEU {_fmt(s['bleu'], 2)}  errors {_t(s['errors'])}",
+        highlight=False, soft_wrap=True,
     )
 
 
-def _scores_table(card: dict[str, Any]) -> Table:
+def _scores_table(card: dict[str, Any], only: list[str] | None = None) -> Table:
     s = card["scores"]
     cis = s.get("confidence_intervals", {})
     table = Table(title="Scores", title_justify="left")
     for col in ("metric", "value", "95% CI", "weight"):
         table.add_column(col, overflow="fold")
-    for metric_id in SHOWN:
+    for metric_id in SHOWN if only is None else [m for m in only if m != "composite"]:
         if metric_id not in card["metrics"] and s.get(metric_id) is None:
             continue  # a metric that does not apply to this language: the card holds its null
         info = card["metrics"].get(metric_id, {})
@@ -78,7 +92,7 @@ def _breakdown_table(name: str, groups: dict[str, dict[str, Any]]) -> Table:
     for col in ("group", "n", "errors", "chrF++", "BLEU", "exact match", "composite", "tier"):
         table.add_column(col, justify="right" if col not in ("group", "tier") else "left")
     for key, g in groups.items():
-        table.add_row(key, str(g["total"]), str(g["errors"]), _fmt(g["chrf_plus_plus"], 2),
+        table.add_row(_t(key), _t(g["total"]), _t(g["errors"]), _fmt(g["chrf_plus_plus"], 2),
                       _fmt(g["bleu"], 2), _fmt(g["exact_match_rate"], 3), _fmt(g["composite"]),
                       _tier(g["quality_tier"]))
     return table
@@ -89,37 +103,58 @@ def _kv_table(title: str, block: dict[str, Any]) -> Table:
     table.add_column("field")
     table.add_column("value", justify="right")
     for k, v in block.items():
-        table.add_row(k, _fmt(v, 6))
+        table.add_row(_t(k), _t(_fmt(v, 6)))
     return table
 
 
 def _worst_table(card: dict[str, Any], n: int) -> Table:
     rows = sorted(card["results"], key=lambda r: (r["entry_chrf"] is None, r["entry_chrf"] or 0.0))[:n]
+    fst = any(entry_fst_rate(r) is not None for r in card["results"])
     table = Table(title=f"Worst {n} entries by chrF++", title_justify="left")
-    for col in ("id", "chrF++", "source", "reference", "predicted"):
-        table.add_column(col, overflow="fold", max_width=None if col in ("id", "chrF++") else 40)
+    for col in ("id", "chrF++", "source", "reference", "predicted", *(("FST",) if fst else ())):
+        table.add_column(col, overflow="fold", max_width=None if col in ("id", "chrF++", "FST") else 40)
     for r in rows:
-        pred = f"[red]{escape(r['error'])}[/red]" if r.get("error") else escape(r["predicted"])
-        table.add_row(str(r["entry_id"]), _fmt(r["entry_chrf"], 1), escape(r["source"]), escape(r["reference"]), pred)
+        pred = f"[red]{_t(r['error'])}[/red]" if r.get("error") else _t(r["predicted"])
+        cells = [_t(r["entry_id"]), _fmt(r["entry_chrf"], 1), _t(r["source"]), _t(r["reference"]), pred]
+        table.add_row(*cells, *((fst_label(entry_fst_rate(r)),) if fst else ()))
     return table
 
 
-def print_card(card: dict[str, Any], console: Console, *, worst: int = 5) -> None:
+def verification_banner(problems: list[str]) -> Panel:
+    """The red box a card that fails verification is shown under (first problem, then how many more)."""
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return Panel(f"[bold]{_t(problems[0])}[/bold]{more}\nThis card does not match its seal: it (or its "
+                 "statistics) changed after it was written. Shown as stored; `mt-eval verify` lists every "
+                 "difference.", title="[bold]NOT VERIFIED[/bold]", title_align="left", border_style="red",
+                 style="red")
+
+
+def print_card(card: dict[str, Any], console: Console, *, worst: int = 5, problems: list[str] | None = None,
+               metrics: list[str] | None = None) -> None:
+    """The card as tables; ``problems`` (from ``verify_card``) puts the red banner first and last,
+    ``metrics`` limits the scores table (``-m``)."""
     _require(card, "scores", "dataset", "method", "results", "metrics")
+    if problems:
+        console.print(verification_banner(problems))
     print_summary(card, console)
-    fp = card.get("fingerprint", {}).get("hash", "")
-    console.print(f"run {card['run_id']}  fingerprint {fp[:16]}…  hash {card.get('run_card_hash', '')[:16]}…")
-    console.print(_scores_table(card))
+    fp = str(card.get("fingerprint", {}).get("hash", ""))
+    console.print(f"run {_t(card['run_id'])}  fingerprint {_t(fp[:16])}…  hash "
+                  f"{_t(str(card.get('run_card_hash', ''))[:16])}…", highlight=False)
+    console.print(_scores_table(card, metrics))
     for metric_id, info in card["metrics"].items():
-        if info.get("signature"):
-            console.print(f"  [dim]{metric_id}: {escape(info['signature'])}[/dim]", soft_wrap=True)
+        if info.get("signature") and (metrics is None or metric_id in metrics):
+            console.print(f"  [dim]{_t(metric_id)}: {_t(info['signature'])}[/dim]", soft_wrap=True)
     for name in ("by_difficulty", "by_provenance", "by_register", "by_segment"):
         if card["scores"].get(name):
             console.print(_breakdown_table(name, card["scores"][name]))
-    console.print(_kv_table("Cost", card["cost"]))
-    console.print(_kv_table("Speed", card["speed"]))
-    console.print(_kv_table("Tokens", card["tokens"]))
+    blocks, notes = usage_blocks(card)
+    for title, block in blocks:
+        console.print(_kv_table(title, block))
+    for note in notes:
+        console.print(f"[dim]{_t(note)}[/dim]", highlight=False)
     if worst > 0:
         console.print(_worst_table(card, worst))
     for w in card.get("warnings", []):
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        console.print(f"[yellow]warning:[/yellow] {_t(w)}", highlight=False)
+    if problems:
+        console.print(f"[bold red]NOT VERIFIED:[/bold red] [red]{_t(problems[0])}[/red]", highlight=False)

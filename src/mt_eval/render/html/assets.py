@@ -62,6 +62,23 @@ th button.sort { font: inherit; font-weight: 600; background: none; border: 0; p
 th button.sort::after { content: " \\2195"; color: var(--muted); }
 th[aria-sort="ascending"] button.sort::after { content: " \\2191"; }
 th[aria-sort="descending"] button.sort::after { content: " \\2193"; }
+.tamper { border: 2px solid var(--err); background: #fdecea; color: #5f1410; border-radius: 8px;
+  padding: .75rem 1rem; margin: 1rem 0; }
+.tamper strong { color: var(--err); }
+del { background: #ffd7d5; color: #82071e; text-decoration: line-through; }
+ins { background: #d2f4d3; color: #0f5323; text-decoration: underline; }
+.verdict { display: inline-block; padding: 0 .35rem; border-radius: 4px; font-size: .85em; font-weight: 600; }
+.sig-better { background: #d2f4d3; color: #0f5323; }
+.sig-worse { background: #ffd7d5; color: #82071e; }
+.sig-none { background: var(--soft); color: var(--muted); font-weight: 400; }
+.delta { display: block; font-size: .85em; color: var(--muted); white-space: nowrap; }
+figure.dist { margin: .5rem 0 1.25rem; }
+figure.dist figcaption { font-weight: 600; margin-bottom: .2rem; }
+svg.dist { max-width: 100%; height: auto; }
+.swatch { display: inline-block; width: .8em; height: .8em; border-radius: 2px; vertical-align: baseline;
+  margin-right: .3em; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+td.nowrap { white-space: nowrap; }
+td.sys .chrf { display: block; color: var(--muted); font-size: .8em; }
 a { color: #0a58ca; }
 :focus-visible { outline: 3px solid #0a58ca; outline-offset: 2px; }
 footer { margin-top: 2rem; font-size: .85em; color: var(--muted); }

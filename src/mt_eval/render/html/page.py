@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mt_eval.render.card_data import entry_fst_rate, fst_label, usage_blocks
 from mt_eval.render.html.assets import CSS, JS
 from mt_eval.render.html.parts import (
     BREAKDOWNS,
@@ -22,6 +23,7 @@ from mt_eval.render.html.parts import (
     num,
     require_card,
     short,
+    verification_box,
 )
 from mt_eval.scoring.profiles import SCORE_KEYS
 
@@ -98,19 +100,19 @@ def _hero(card: dict[str, Any]) -> str:
 NA = '— <span class="muted">(n/a)</span>'
 
 
-def _metric_ids(card: dict[str, Any]) -> list[str]:
+def _metric_ids(card: dict[str, Any], only: list[str] | None = None) -> list[str]:
     # the spec's order (plugins after): a card file's keys are sorted, being its seal's text
     spec = {key: i for i, key in enumerate(SCORE_KEYS)}
     ids = sorted(card["metrics"], key=lambda m: spec.get(m, len(spec)))
     ids += [k for k in EXTRA_SCORES if k not in ids and card["scores"].get(k) is not None]
-    return ids
+    return ids if only is None else [m for m in ids if m in only]
 
 
-def _metrics(card: dict[str, Any]) -> str:
+def _metrics(card: dict[str, Any], only: list[str] | None = None) -> str:
     s, metrics = card["scores"], card["metrics"]
     cis = _d(s.get("confidence_intervals"))
     rows = []
-    for mid in _metric_ids(card):
+    for mid in _metric_ids(card, only):
         info = _d(metrics.get(mid))
         raw = info.get("scale")
         scale = float(raw) if isinstance(raw, int | float) and raw > 0 else 1.0
@@ -173,8 +175,10 @@ def _breakdowns(card: dict[str, Any]) -> str:
 
 
 def _blocks(card: dict[str, Any]) -> str:
-    tables = [kv_table("Cost (USD)", card.get("cost")), kv_table("Speed", card.get("speed")),
-              kv_table("Tokens", card.get("tokens"), 2)]
+    blocks, notes = usage_blocks(card)
+    titles = {"Cost": ("Cost (USD)", 6), "Speed": ("Speed", 6), "Tokens": ("Tokens", 2)}
+    tables = [kv_table(titles[t][0], block, titles[t][1]) for t, block in blocks]
+    tables += [f'<p class="muted">{e(note)}</p>' for note in notes]
     warnings = card.get("warnings") or []
     warn = ('<ul class="warn">' + "".join(f"<li>{e(w)}</li>" for w in warnings) + "</ul>"
             if warnings else '<p class="muted">No warnings.</p>')
@@ -234,15 +238,12 @@ def _entries(card: dict[str, Any]) -> str:
                  f'<td class="text" lang="{tgt_lang}">{e(r.get("reference"))}</td>',
                  f'<td class="text">{pred}</td>']
         if show_fst:
-            acc = r.get("fst_accepted")
-            rate = _d(r.get("metrics")).get("fst_acceptance_rate")
-            rate_txt = f" {rate * 100:.0f}%" if isinstance(rate, int | float) else ""
+            acc, rate = r.get("fst_accepted"), entry_fst_rate(r)
             unk = [a[1:] for a in (r.get("fst_analysis") or []) if isinstance(a, str) and a.startswith("*")]
-            label = ('<span class="fst-yes">✓ accepted</span>' if acc is True else
-                     f'<span class="fst-no">✗ rejected{rate_txt}</span>' if acc is False else "—")
+            label = ('—' if rate is None else f'<span class="fst-{"yes" if acc else "no"}" title="share of the '
+                     f'words the analyser accepts">{"✓" if acc else "✗"} {e(fst_label(rate))}</span>')
             unk_txt = f'<span class="unk">unknown: {e(", ".join(unk))}</span>' if unk else ""
-            sort_v = (1.0 if acc else 0.0) if rate is None else rate
-            cells.append(f'<td data-v="{e(sort_v if acc is not None else "")}">{label}{unk_txt}</td>')
+            cells.append(f'<td class="nowrap" data-v="{e(rate if rate is not None else "")}">{label}{unk_txt}</td>')
         rows.append(f'<tr{" class=row-err" if err else ""}>{"".join(cells)}</tr>')
     heads = [("id", "num", "num"), ("difficulty", "num", "num"), ("chrF++", "num", "num"), ("source", "text", ""),
              ("reference", "text", ""), ("predicted", "text", "")]
@@ -258,8 +259,11 @@ def _entries(card: dict[str, Any]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div></section>")
 
 
-def render_html(card: Any) -> str:
-    """The whole report as one HTML string; raises ``UserError`` for something that is not a run card."""
+def render_html(card: Any, *, problems: list[str] | None = None, metrics: list[str] | None = None) -> str:
+    """The whole report as one HTML string; raises ``UserError`` for something that is not a run card.
+
+    ``problems`` (from ``verify_card``) puts a warning box above everything; ``metrics`` limits the
+    metrics table (``-m``)."""
     card = require_card(card)
     title = f"{card['method'].get('name')} on {card['dataset'].get('id')} — mt-eval report"
     nav = ('<nav aria-label="Sections"><p>'
@@ -267,7 +271,9 @@ def render_html(card: Any) -> str:
                ("scores", "Metrics"), ("breakdowns", "Breakdowns"), ("cost", "Cost/speed/tokens"),
                ("warnings", "Warnings"), ("provenance", "Reproducibility"), ("entries", "Entries")))
            + "</p></nav>")
-    body = (_header(card) + nav + "<main>" + _hero(card) + _metrics(card) + _breakdowns(card) + _blocks(card)
+    box = verification_box(problems) if problems else ""
+    body = (box + _header(card) + nav + "<main>" + _hero(card) + _metrics(card, metrics) + _breakdowns(card)
+            + _blocks(card)
             + _provenance(card) + _entries(card) + "</main>"
             + f"<footer>Generated by mt-eval from run {e(card.get('run_id'))}. Self-contained: no external "
               "assets; sorting and filtering need JavaScript, everything else does not.</footer>")

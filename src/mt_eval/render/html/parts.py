@@ -108,6 +108,16 @@ def bar(label: str, value: Any, ci: Any, domain: float, *, digits: int = 4, tick
             f'aria-label="{e(desc)}"><title>{e(desc)}</title>{"".join(parts)}</svg>')
 
 
+def verification_box(problems: list[str], source: str | None = None) -> str:
+    """The warning a card that fails ``verify`` is shown under: it is still displayed (the reader may
+    need it), but never as if it were the sealed record."""
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    where = f" <code>{e(source)}</code>" if source else ""
+    return (f'<div class="tamper" role="alert"><strong>Not verified:</strong> this card{where} does not match '
+            f"its seal: <strong>{e(problems[0])}</strong>{more}. It (or its statistics) changed after it was "
+            "written; it is shown as stored. <code>mt-eval verify</code> lists every difference.</div>")
+
+
 def kv_table(title: str, block: Any, digits: int = 6) -> str:
     if not isinstance(block, dict) or not block:
         return ""
