@@ -137,7 +137,12 @@ def score(
     judge_concurrency: JudgeConcurrency = JUDGE.concurrency,
     judge_temperature: JudgeTemperature = JUDGE.temperature,
 ) -> None:
-    """Score one system's predictions against gold QA data."""
+    """Score one system's predictions against gold QA data.
+
+    Example:
+
+      mt-eval qa score --gold xquad.zh.json --predictions lbrag.jsonl --lang zh --system lbrag --out metrics.json
+    """
     systems = [(system, predictions)]
     baseline = None
     if baseline_predictions is not None:
@@ -176,7 +181,12 @@ def compare(
     judge_concurrency: JudgeConcurrency = JUDGE.concurrency,
     judge_temperature: JudgeTemperature = JUDGE.temperature,
 ) -> None:
-    """Compare several systems on the same gold data, with CNBE and paired tests against a baseline."""
+    """Compare several systems on the same gold data, with CNBE and paired tests against a baseline.
+
+    Example:
+
+      mt-eval qa compare --gold xquad.zh.json --lang zh --baseline direct direct=direct.jsonl lbrag=lbrag.jsonl
+    """
     parsed = [parse_system_spec(s) for s in systems]
     options = RunOptions(
         lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
