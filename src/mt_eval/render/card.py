@@ -126,7 +126,7 @@ def verification_banner(problems: list[str]) -> Panel:
     return Panel(f"[bold]{_t(problems[0])}[/bold]{more}\nThis card does not match its seal: it (or its "
                  "statistics) changed after it was written. Shown as stored; `mt-eval verify` lists every "
                  "difference.", title="[bold]NOT VERIFIED[/bold]", title_align="left", border_style="red",
-                 style="red")
+                 style="red", expand=False)
 
 
 def print_card(card: dict[str, Any], console: Console, *, worst: int = 5, problems: list[str] | None = None,
