@@ -11,20 +11,38 @@ kernel at once so ``kill -9`` loses nothing finished; ``fsync`` on a background 
 event loop never waits on the disk) with the session's elapsed time. A resumed run reads the
 journal, keeps every entry that succeeded and sends only the rest, and its elapsed time is the
 sum over its sessions.
+
+Entry errors are counted by kind as they finish (``EngineStats.failures``, see
+``engine/failures.py``) so the command line can report each new kind at once. A method that raises
+a :class:`~mt_eval.errors.UserError` instead of returning an entry error (a provider refusing the
+key or the model: every other entry would get the same answer) stops the run: the workers are
+cancelled, what finished stays in the journal, and :class:`RunStopped` says how far it got.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mt_eval.corpus.models import Dataset, Entry
+from mt_eval.engine.failures import Failures
 from mt_eval.engine.journal import Journal, JournalSession, read_journal
+from mt_eval.errors import UserError
 from mt_eval.methods.base import Method, Translation, TranslationRequest, as_method
 
-__all__ = ["EngineStats", "Journal", "Progress", "read_journal", "request_for", "run_method"]
+__all__ = ["EngineStats", "Journal", "Progress", "RunStopped", "read_journal", "request_for", "run_method"]
+
+
+class RunStopped(UserError):
+    """The method refused to go on (bad key, unknown model): one line, exit 2, the journal kept."""
+
+    def __init__(self, cause: UserError, done: int, total: int, journal: Path | None) -> None:
+        self.cause, self.done, self.total, self.journal = cause, done, total, journal
+        kept = f"the {done} finished entries are kept in {journal}; " if journal and done else ""
+        super().__init__(f"run stopped after {done} of {total} entries: {cause.one_line()}",
+                         hint=f"{kept}fix it and run again" + (" with --resume" if journal else ""))
 
 
 @dataclass
@@ -38,6 +56,7 @@ class EngineStats:
     resumed: int = 0
     tokens: int = 0
     cost_usd: float = 0.0
+    failures: Failures = field(default_factory=Failures)
 
 
 Progress = Callable[[EngineStats], None]
@@ -108,7 +127,11 @@ async def run_method(
                 group = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            got = _align(group, await method.translate(group), method.identity.name)
+            try:
+                answered = await method.translate(group)
+            except UserError as exc:  # not one entry's failure: every entry would fail the same way
+                raise RunStopped(exc, stats.done, stats.total, log.path if log else None) from exc
+            got = _align(group, answered, method.identity.name)
             if log:
                 log.append(got, session)
             for t in got:
@@ -116,7 +139,10 @@ async def run_method(
                 stats.tokens += t.usage.prompt_tokens + t.usage.completion_tokens
                 stats.cost_usd += t.usage.cost_usd
             stats.done += len(got)
-            stats.errors += sum(1 for t in got if t.error)
+            for t in got:
+                if t.error:
+                    stats.failures.add(t.entry_id, t.error)
+            stats.errors = stats.failures.total()
             stats.retries = method.retries
             if progress:
                 progress(stats)
@@ -129,6 +155,7 @@ async def run_method(
         finally:
             for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)  # let them unwind before close()
     finally:
         await method.close()
         if log:

@@ -8,6 +8,12 @@ alone), or one request per entry. The shared client caps requests truly in fligh
 cache (temperature 0 or a fixed seed only: a sampled answer is not reproducible, so caching it would
 hide the variance a rerun is meant to show). Cost is the provider's ``usage.cost`` when reported,
 else the pricing table's; each translation says which in ``extra["cost_source"]``.
+
+A failure that is the entry's own (retries exhausted, an empty answer after retries) becomes that
+entry's error; a refusal every request would get (:attr:`ProviderError.fatal`: bad key, unknown
+model) is raised instead, so the engine stops the run rather than record the same refusal for every
+entry. Single and batched answers are cleaned by the same rule (:func:`prompts.clean_answer`), so a
+text never depends on ``--batch-size``.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ class LLMSettings:
     cache_path: str | None = DEFAULT_CACHE
     pricing_file: str | None = None
     retry_base_delay: float = 0.5
+    require_key: bool = True  # False for --dry-run: the plan sends nothing, so an unset key is no error
 
 
 @dataclass
@@ -108,7 +115,8 @@ class LLMMethod(MethodBase):
         if coached and not s.coaching_file:
             raise UserError("the coached method needs --coaching FILE")
         self.settings = s
-        self.endpoint = endpoint or resolve_endpoint(s.provider, s.base_url, s.api_key_env)
+        self.endpoint = endpoint or resolve_endpoint(s.provider, s.base_url, s.api_key_env,
+                                                     require_key=s.require_key)
         self.pricing = PricingTable.load(s.pricing_file)
         template = _read(s.system_prompt_file, "system prompt") if s.system_prompt_file else prompts.BUILTIN_TEMPLATE
         coaching = _read(s.coaching_file, "coaching file") if s.coaching_file else None
@@ -207,8 +215,10 @@ class LLMMethod(MethodBase):
         try:
             reply = await self.call(self.messages(prompts.single_message(request)))
         except ProviderError as exc:
+            if exc.fatal:
+                raise
             return Translation(request.entry_id, error=exc.message, extra={**(extra or {}), "batched": False})
-        return self.to_translation(request.entry_id, prompts.clean_single(reply.content), reply,
+        return self.to_translation(request.entry_id, prompts.clean_single(reply.content, request.source), reply,
                                    {**(extra or {}), "batched": False})
 
     @staticmethod
@@ -221,6 +231,8 @@ class LLMMethod(MethodBase):
         try:
             reply = await self.call(self.messages(prompts.batch_message(requests)))
         except ProviderError as exc:
+            if exc.fatal:
+                raise
             return [Translation(r.entry_id, error=exc.message, extra={"batched": True}) for r in requests]
         check = check_batch(reply.content, {r.entry_id: r.source for r in requests})
         shares = _split(reply.usage, len(requests))
@@ -229,7 +241,8 @@ class LLMMethod(MethodBase):
             if r.entry_id in check.accepted:
                 part = Reply(reply.content, reply.model_id, share, reply.latency, reply.attempts, reply.cached,
                              reply.cost_source)
-                out[r.entry_id] = self.to_translation(r.entry_id, check.accepted[r.entry_id], part,
+                text = prompts.clean_answer(check.accepted[r.entry_id], r.source)
+                out[r.entry_id] = self.to_translation(r.entry_id, text, part,
                                                       {"batched": True, "batch_size": len(requests)})
         retried = [r for r in requests if r.entry_id in check.rejected]
         alone = await asyncio.gather(*(self.translate_one(r, {"batch_rejected": check.rejected[r.entry_id]})

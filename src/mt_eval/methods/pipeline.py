@@ -127,9 +127,11 @@ class ValidateRetryMethod(MethodBase):
                 reply = await self.translator.call(self.translator.messages(prompts.feedback_message(feedback),
                                                                             history))
             except ProviderError as exc:
+                if exc.fatal:
+                    raise
                 attempts.append({"text": None, "accepted": False, "feedback": f"request failed: {exc.message}"})
                 break
-            text = prompts.clean_single(reply.content)
+            text = prompts.clean_single(reply.content, request.source)
             t.usage.add(reply.usage)
             t.latency_seconds += reply.latency
             ok, feedback = self.validator.validate(text, request)

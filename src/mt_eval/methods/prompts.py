@@ -74,11 +74,42 @@ def feedback_message(feedback: str) -> str:
             "Reply with a corrected translation only.")
 
 
-def clean_single(content: str) -> str:
-    """Models sometimes wrap a one-line answer in quotes or a code fence; strip those only."""
+# opening quote -> the closing quotes that may end a span it opens (typographic pairs and straight quotes)
+QUOTE_PAIRS: dict[str, str] = {'"': '"', "“": "”“", "”": "”", "«": "»", "„": "“”", "»": "«»", "「": "」"}
+QUOTES = frozenset("".join(QUOTE_PAIRS) + "".join(QUOTE_PAIRS.values()))
+
+
+def _wrapped(text: str) -> bool:
+    """The text opens with a quote and closes with one that matches it."""
+    return len(text) >= 2 and text[0] in QUOTE_PAIRS and text[-1] in QUOTE_PAIRS[text[0]]
+
+
+def _quotes(text: str) -> int:
+    return sum(1 for c in text if c in QUOTES)
+
+
+def clean_answer(text: str, source: str) -> str:
+    """The translation in a model's answer for ``source``, the same for a single and a batched answer.
+
+    A model sometimes wraps a one-line answer in quotes; that pair is stripped only when it is the
+    model's and not the text's: never when the source itself opens and closes with quotes (a
+    quoted declaration has a quoted translation), and only when the quotes left inside are as many
+    as the source has, or none of the wrapper's kind (``"A" y "B"`` is two quoted spans, not one
+    wrapped text). Without this rule a quoted entry lost its quotes when sent alone and kept them
+    in a batch (a batched answer is a JSON string, whose quotes are the translation's own), so the
+    text, and every score, depended on ``--batch-size``.
+    """
+    text = text.strip()
+    if _wrapped(text) and not _wrapped(source.strip()):
+        inner = text[1:-1]
+        if _quotes(inner) == _quotes(source) or not any(c in inner for c in (text[0], text[-1])):
+            text = inner.strip()
+    return text
+
+
+def clean_single(content: str, source: str = "") -> str:
+    """A single request's answer: a code fence around it is removed, then :func:`clean_answer`."""
     text = content.strip()
     if text.startswith("```") and text.endswith("```"):
         text = text.strip("`").split("\n", 1)[-1].strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"“”«»":
-        text = text[1:-1].strip()
-    return text
+    return clean_answer(text, source)

@@ -12,8 +12,14 @@ and cached tokens, cost), and handles what every caller would otherwise re-imple
   does not stall the others. The connection pool is sized to the same number and keeps every
   connection alive: httpx's defaults (100 connections, 20 kept alive) would cap a higher
   ``concurrency`` at 100, and above 20 close and reopen a connection for most requests;
+* an empty completion (no text, whatever the finish reason) is retried like a 5xx: it is a failure
+  of the call, not an answer, and a second attempt usually has text;
+* errors no retry can fix (401, 402, 403, 404: a bad key, no credit, no access, no such model) are
+  :attr:`ProviderError.fatal`, so a caller running many requests can stop at the first instead of
+  spending the whole run on the same refusal;
 * the API key is read from an environment variable named by the caller and never logged or
-  included in ``repr``.
+  included in ``repr``; it may be left unresolved (``require_key=False``) for a dry run that
+  sends nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ from mt_eval.errors import UserError
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+# the same answer for every request of a run: unauthorised, payment required, forbidden, no such model
+FATAL_STATUSES = frozenset({401, 402, 403, 404})
 
 
 @dataclass(frozen=True)
@@ -67,13 +75,15 @@ def resolve_endpoint(
     api_key_env: str | None = None,
     *,
     environ: dict[str, str] | None = None,
+    require_key: bool = True,
 ) -> Endpoint:
     """Turn CLI-level choices into an :class:`Endpoint`.
 
     A preset supplies a base URL and key variable; ``base_url`` overrides the URL (any
     OpenAI-compatible server) and ``api_key_env`` the variable. A custom base URL with no key
     variable sends no Authorization header (local servers rarely want one); a preset or an
-    explicitly named variable that is unset is a user error, reported before any request.
+    explicitly named variable that is unset is a user error, reported before any request, unless
+    ``require_key`` is False (``--dry-run``: nothing is sent, so no key is needed).
     """
     env = os.environ if environ is None else environ
     preset: Preset | None = None
@@ -91,8 +101,8 @@ def resolve_endpoint(
     key_env = api_key_env or (preset.api_key_env if preset else None)
     key: str | None = None
     if key_env:
-        key = env.get(key_env)
-        if not key:
+        key = env.get(key_env) or None
+        if not key and require_key:
             raise UserError(
                 f"environment variable {key_env} is not set", hint="export it with the provider's API key"
             )
@@ -176,6 +186,11 @@ class ProviderError(UserError):
         self.retryable = retryable
         super().__init__(message)
 
+    @property
+    def fatal(self) -> bool:
+        """The provider refuses every request of this kind (key, credit, access, model): stop, do not go on."""
+        return not self.retryable and self.status in FATAL_STATUSES
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -232,6 +247,7 @@ class OpenAICompatClient:
         rng: random.Random | None = None,
         headers: dict[str, str] | None = None,
         on_retry: Callable[[str], None] | None = None,
+        retry_empty: bool = True,
     ) -> None:
         if concurrency < 1:
             raise UserError("concurrency must be at least 1", field="concurrency")
@@ -246,6 +262,7 @@ class OpenAICompatClient:
             self._headers["Authorization"] = f"Bearer {endpoint.api_key}"
         self._http: httpx.AsyncClient | None = None
         self._on_retry = on_retry  # told the reason of every retry (progress bars count them)
+        self._retry_empty = retry_empty
 
     async def __aenter__(self) -> OpenAICompatClient:
         limits = httpx.Limits(max_connections=self._concurrency, max_keepalive_connections=self._concurrency)
@@ -275,7 +292,10 @@ class OpenAICompatClient:
             try:
                 async with self._semaphore:  # held for the exchange only, never during the sleep
                     data = await self._exchange(body)
-                return _parse_response(data, request.model, attempt, time.monotonic() - started)
+                response = _parse_response(data, request.model, attempt, time.monotonic() - started)
+                if self._retry_empty and not response.content.strip():
+                    raise _Retryable(f"empty completion (finish_reason {response.finish_reason})", None, None)
+                return response
             except _Retryable as exc:
                 last = exc
                 if attempt == self.retry.max_attempts:
