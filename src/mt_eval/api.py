@@ -10,6 +10,7 @@ from typing import Any
 
 from mt_eval.corpus.models import Dataset
 from mt_eval.engine.runner import Journal, Progress, read_journal, run_method
+from mt_eval.engine.session import check_resume, read_header
 from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method, Translation, as_method
@@ -23,9 +24,10 @@ __all__ = ["RunInterrupted", "evaluate", "load_card", "score_predictions"]
 
 
 class RunInterrupted(Exception):
-    """Ctrl-C during a run: finished entries are safe in the journal; ``run_dir`` resumes it."""
+    """Ctrl-C during a run: finished entries are safe in the journal; ``run_dir`` resumes it (None:
+    the method keeps no journal, a rerun is the resume)."""
 
-    def __init__(self, run_dir: Path, done: int, total: int) -> None:
+    def __init__(self, run_dir: Path | None, done: int, total: int) -> None:
         self.run_dir, self.done, self.total = run_dir, done, total
         super().__init__(f"interrupted with {done} of {total} entries finished")
 
@@ -65,10 +67,12 @@ def evaluate(
 ) -> tuple[dict[str, Any], Path]:
     """Translate every entry with ``method``, score it and write a sealed run card.
 
-    Finished entries are journalled in ``<runs_dir>/<run_id>/journal.jsonl`` as they complete;
-    ``resume=<run dir>`` continues that run (same run id), sending only entries not yet finished.
-    ``invocation`` (CLI options, never secrets) is stored in the journal header so the command
-    line can rebuild the run from the directory alone. Ctrl-C raises :class:`RunInterrupted`.
+    Finished entries are journalled in ``<runs_dir>/<run_id>/journal.jsonl`` as they complete
+    (methods that are ``resumable``: a predictions file keeps none, and with ``out`` leaves no run
+    directory); ``resume=<run dir>`` continues that run (same run id), sending only entries not yet
+    finished. ``invocation`` (CLI options, never secrets) is stored in the journal header; a resume
+    compares its own with it and refuses a difference (``engine/session.check_resume``), never
+    takes options from the file. Ctrl-C raises :class:`RunInterrupted`.
     A target card that declares an analyser this machine lacks stops the run *before* translating
     (DESIGN decision 8) unless ``skip_analyser``, which scores profile B and is recorded on the card.
     """
@@ -84,9 +88,13 @@ def evaluate(
     require_analyser(target)
     terms = load_terminology(terminology) if terminology else None
     done: dict[int, Translation] = {}
+    journal: Journal | None = None
     if resume is not None:
         run_dir = Path(resume)
-        header, done = read_journal(run_dir / "journal.jsonl")
+        header = read_header(run_dir)  # shape-checked; its values are compared, never followed
+        if invocation is not None:
+            check_resume(run_dir, invocation)
+        _, done = read_journal(run_dir / "journal.jsonl")
         fresh = _run_header(dataset, method, "", "", condition, selection or {}, invocation)
         _check_resumable(header, fresh, run_dir)
         run_id, timestamp = str(header["run_id"]), str(header["timestamp"])
@@ -95,8 +103,9 @@ def evaluate(
         run_id = str(uuid.uuid4())
         run_dir = Path(runs_dir) / run_id
         timestamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        journal = Journal(run_dir / "journal.jsonl")
-        journal.header(_run_header(dataset, method, run_id, timestamp, condition, selection or {}, invocation))
+        if method.resumable:
+            journal = Journal(run_dir / "journal.jsonl")
+            journal.header(_run_header(dataset, method, run_id, timestamp, condition, selection or {}, invocation))
     done = {i: t for i, t in done.items() if i in {e.id for e in dataset.entries}}
     try:
         translations, elapsed = asyncio.run(
@@ -104,13 +113,16 @@ def evaluate(
                        journal=journal, progress=progress, done=done)
         )
     except KeyboardInterrupt:
+        if journal is None:
+            raise RunInterrupted(None, 0, len(dataset.entries)) from None
         journal.close()
         _, now = read_journal(run_dir / "journal.jsonl")
         finished = sum(1 for t in now.values() if t.error is None)
         raise RunInterrupted(run_dir, finished, len(dataset.entries)) from None
     finally:
-        journal.close()
-    warnings: list[str] = []  # a resumed run's elapsed covers every session (engine/journal.py)
+        if journal is not None:
+            journal.close()
+    warnings = list(method.warnings)  # a resumed run's elapsed covers every session (engine/journal.py)
     sources = {t.extra.get("cost_source", "none") for t in translations if t.error is None}
     cost_known = None not in sources and "unknown" not in sources
     info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {}, warnings=warnings,

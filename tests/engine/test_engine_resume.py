@@ -68,8 +68,8 @@ def test_kill_9_then_resume_requests_nothing_twice(tmp_path: Path) -> None:
         before = _finished(journal)
         asked_before = translator.asked.copy()
         assert n // 2 <= len(before) < n
-        resumed = subprocess.run([*MT_EVAL, "run", "--resume", str(journal.parent)], env=_env(),
-                                 capture_output=True, text=True, timeout=120)
+        resumed = subprocess.run([*_cmd(src, ref, server.base_url, runs, "--concurrency", "4"), "--resume",
+                                  str(journal.parent)], env=_env(), capture_output=True, text=True, timeout=120)
         assert resumed.returncode == 0, resumed.stderr
         again = {i for i, c in (translator.asked - asked_before).items() if c}
         assert not again & before  # server side: no finished entry was requested again
@@ -117,8 +117,8 @@ def test_elapsed_of_a_killed_and_resumed_run_covers_both_sessions(tmp_path: Path
         k = len(_finished(journal))
         time.sleep(0.5)  # time between sessions is no session's: not counted
         started = time.monotonic()
-        resumed = subprocess.run([*MT_EVAL, "run", "--resume", str(journal.parent)], env=_env(),
-                                 capture_output=True, text=True, timeout=120)
+        resumed = subprocess.run([*_cmd(src, ref, server.base_url, runs, "--concurrency", str(slots)), "--resume",
+                                  str(journal.parent)], env=_env(), capture_output=True, text=True, timeout=120)
         second_wall = time.monotonic() - started
     assert resumed.returncode == 0, resumed.stderr
     stamps = _stamps(journal)
@@ -147,7 +147,8 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130
-    assert f"resume with: mt-eval run --resume {journal.parent}" in stderr.replace("\n", "")
+    said = stderr.replace("\n", "")  # the same command, with --resume: the journal is never followed
+    assert "resume with: mt-eval run --source-file" in said and said.endswith(f"--resume {journal.parent}")
     assert "Traceback" not in stderr
     assert 10 <= len(_finished(journal)) < n
 

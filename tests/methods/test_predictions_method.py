@@ -93,17 +93,63 @@ def test_plain_text_line_count_must_match_corpus(
     assert "3 entries" in message
 
 
-def test_missing_prediction_is_an_error_translation(tmp_path: Path, make_dataset: MakeDataset) -> None:
-    path = write(tmp_path, "p.jsonl", '{"entry_id": 1, "predicted": "uno"}\n')
+def test_missing_prediction_stops_before_the_run_naming_the_first(tmp_path: Path, make_dataset: MakeDataset) -> None:
+    path = write(tmp_path, "p.jsonl", '{"entry_id": 1, "predicted": "uno"}\n{"entry_id": 4, "predicted": "x"}\n')
+    with pytest.raises(MethodError) as info:
+        PredictionsMethod(path, make_dataset([1, 2, 3, 4]))
+    assert str(path) in str(info.value) and "no prediction for entry 2 (2 of 4 entries have none)" in str(info.value)
+    assert "--allow-missing" in str(info.value) and info.value.exit_code == 2
+
+
+def test_allow_missing_scores_what_exists_and_lists_every_missing_entry(
+    tmp_path: Path, make_dataset: MakeDataset
+) -> None:
+    path = write(tmp_path, "p.jsonl", '{"entry_id": 1, "predicted": "uno"}\n{"entry_id": 5, "predicted": "x"}\n')
+    method = PredictionsMethod(path, make_dataset([1, 2, 3, 4, 5, 7]), allow_missing=True)
+    got = run(method, 1, 2, 3, 4, 5, 7)
+    assert got[1].text == "uno" and got[5].text == "x" and got[1].error is None
+    assert [i for i, t in got.items() if t.error] == [2, 3, 4, 7]
+    assert got[2].error == f"no prediction for entry 2 in {path} (--allow-missing)"
+    assert method.warnings == [f"4 entries have no prediction in {path} and are scored as errors "
+                               "(--allow-missing): entries 2-4, 7"]
+
+
+def test_missing_is_judged_on_the_selected_entries_only(tmp_path: Path, make_dataset: MakeDataset) -> None:
+    path = write(tmp_path, "p.jsonl", '{"entry_id": 2, "predicted": "dos"}\n')
+    method = PredictionsMethod(path, make_dataset([1, 2, 3]), entries=[2])
+    assert method.warnings == [] and run(method, 2)[2].text == "dos"
+
+
+@pytest.mark.parametrize(("text", "needle", "where"), [
+    ('{"entry_id": 1, "predicted": "a"}\n{"entry_id": 99, "predicted": "x"}\n', "entry id 99 is not in the corpus",
+     ":2"),
+    ('{"entry_id": 0, "predicted": "a"}\n{"entry_id": 1, "predicted": "b"}\n', "the ids look 0-based", ":1"),
+])
+def test_ids_outside_the_corpus_stop_the_run_naming_the_line(
+    tmp_path: Path, make_dataset: MakeDataset, text: str, needle: str, where: str
+) -> None:
+    path = write(tmp_path, "p.jsonl", text)
+    with pytest.raises(MethodError) as info:
+        PredictionsMethod(path, make_dataset([1, 2]), allow_missing=True)  # allowing gaps allows no strangers
+    assert f"{path}{where}:" in str(info.value) and needle in str(info.value)
+
+
+def test_more_lines_than_entries_names_the_first_extra_line(tmp_path: Path, make_dataset: MakeDataset) -> None:
+    path = write(tmp_path, "out.txt", "uno\ndos\ntres\n")
+    with pytest.raises(MethodError, match="line 3 is past the last entry"):
+        PredictionsMethod(path, make_dataset([1, 2]))
+    short = write(tmp_path, "short.txt", "uno\n")
+    with pytest.raises(MethodError, match="entry 8 has no line"):
+        PredictionsMethod(short, make_dataset([4, 8]))
+
+
+@pytest.mark.parametrize("tail", ["\n", "\n\n", "\r\n\r\n"])
+def test_trailing_blank_lines_are_never_entries(tmp_path: Path, make_dataset: MakeDataset, tail: str) -> None:
+    path = write(tmp_path, "out.txt", "uno\ndos" + tail + ("\n" if tail == "\n" else ""))
     got = run(PredictionsMethod(path, make_dataset([1, 2])), 1, 2)
-    assert got[1].text == "uno"
-    assert got[2].text == ""
-    assert got[2].error == f"no prediction for entry 2 in {path}"
-
-
-def test_ids_outside_the_corpus_are_reported_not_fatal(tmp_path: Path, make_dataset: MakeDataset) -> None:
-    path = write(tmp_path, "p.jsonl", '{"entry_id": 1, "predicted": "uno"}\n{"entry_id": 99, "predicted": "x"}\n')
-    assert PredictionsMethod(path, make_dataset([1])).unknown_entry_ids == [99]
+    assert (got[1].text, got[2].text) == ("uno", "dos")
+    last_empty = write(tmp_path, "empty-last.txt", "uno\n\n")  # two entries, the second output empty
+    assert run(PredictionsMethod(last_empty, make_dataset([1, 2])), 1, 2)[2].text == ""
 
 
 @pytest.mark.parametrize(

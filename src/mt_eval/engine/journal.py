@@ -1,6 +1,7 @@
 """The run journal: an append-only JSONL file that makes a run crash-safe and resumable.
 
-Line kinds: a ``{"_run": {…}}`` header first (the run's identity and the options to rebuild it),
+Line kinds: a ``{"_run": {…}}`` header first (the run's identity and the options it ran with, which
+a resume *compares* with its own command line and never follows: ``engine/session.py``),
 one line per finished entry (a :class:`Translation`), and ``{"_session": {"id", "elapsed_seconds"}}``
 time stamps. Every process that runs the engine over the journal is one *session*; each append
 carries, in the same write, how long its session has been running, so a session killed with
@@ -134,17 +135,36 @@ def read_sessions(path: Path) -> dict[str, float]:
 
 
 def read_journal(path: Path) -> tuple[dict[str, Any], dict[int, Translation]]:
-    """(header, last record per entry id); unreadable lines (a torn tail) are skipped."""
+    """(header, last record per entry id); unreadable lines (a torn tail) are skipped.
+
+    The file is data from disk, perhaps not ours: an entry line of the wrong shape is skipped (the
+    entry is simply translated again), never turned into an exception or an object it describes.
+    """
     header: dict[str, Any] = {}
     done: dict[int, Translation] = {}
     for rec in _records(path):
         if "_run" in rec:
-            header = rec["_run"]
+            header = rec["_run"] if isinstance(rec["_run"], dict) else {}
             continue
         if "entry_id" not in rec:
             continue  # a session stamp
-        usage = Usage(**rec.get("usage") or {})
-        done[int(rec["entry_id"])] = Translation(
-            int(rec["entry_id"]), rec.get("text", ""), rec.get("error"), float(rec.get("latency_seconds", 0.0)),
-            usage, rec.get("model_id"), rec.get("extra") or {})
+        if (t := _translation(rec)) is not None:
+            done[t.entry_id] = t
     return header, done
+
+
+def _translation(rec: dict[str, Any]) -> Translation | None:
+    ident, text, error = rec.get("entry_id"), rec.get("text", ""), rec.get("error")
+    latency, usage, extra = rec.get("latency_seconds", 0.0), rec.get("usage") or {}, rec.get("extra") or {}
+    if (isinstance(ident, bool) or not isinstance(ident, int) or not isinstance(text, str)
+            or not isinstance(error, str | None) or not _number(latency) or not isinstance(usage, dict)
+            or not isinstance(extra, dict) or not isinstance(rec.get("model_id"), str | None)):
+        return None
+    fields = Usage.__dataclass_fields__
+    if set(usage) - set(fields) or not all(_number(v) for v in usage.values()):
+        return None
+    return Translation(ident, text, error, float(latency), Usage(**usage), rec.get("model_id"), extra)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -217,6 +217,8 @@ def pair_version(binary: str, pair: str) -> tuple[str, str | None]:
 class ApertiumMethod(MethodBase):
     """``apertium:<pair>``: translate with an installed Apertium pair, many segments per process."""
 
+    resumable = False  # local, deterministic and free: a rerun is the resume, no journal is kept
+
     def __init__(
         self,
         pair: str,

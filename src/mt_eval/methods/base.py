@@ -108,6 +108,19 @@ class Method(Protocol):
         """Transient-failure retries so far (the progress bar shows them)."""
         ...
 
+    @property
+    def resumable(self) -> bool:
+        """Whether a run keeps a journal (``runs/<id>/journal.jsonl``) that ``--resume`` continues.
+
+        False for a method whose every output is at hand (a predictions file): rerunning it costs
+        nothing, so it leaves no run directory behind."""
+        ...
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the card must say about these outputs (e.g. entries missing from a predictions file)."""
+        ...
+
     async def open(self) -> None:
         """Acquire what a run needs (HTTP client, cache) inside the engine's event loop."""
         ...
@@ -131,10 +144,15 @@ class MethodBase:
     identity: MethodIdentity
     batch_size: int | None = None
     concurrency: int | None = None
+    resumable: bool = True  # a plugin may be slow or remote: journal it unless it says otherwise
 
     @property
     def retries(self) -> int:
         return 0
+
+    @property
+    def warnings(self) -> list[str]:
+        return []
 
     async def open(self) -> None:
         return None
@@ -157,6 +175,11 @@ class _LegacyMethod(MethodBase):
         self.identity = inner.identity
         self.batch_size = getattr(inner, "batch_size", None)
         self.concurrency = getattr(inner, "concurrency", None)
+        self.resumable = bool(getattr(inner, "resumable", True))
+
+    @property
+    def warnings(self) -> list[str]:
+        return [str(w) for w in getattr(self.inner, "warnings", None) or []]
 
     @property
     def retries(self) -> int:

@@ -7,12 +7,17 @@ Two file shapes are accepted:
   ``latency_seconds`` (number) are carried over so a failed output stays a failure.
 * **Plain text**, one line per corpus entry, in corpus order. The line count must equal the
   number of entries: a file that is one line short would otherwise shift every later output onto
-  the wrong entry and be scored as nonsense.
+  the wrong entry and be scored as nonsense. Empty lines after the last entry's line (an editor's
+  extra newline) are ignored, never counted as entries.
 
-The file is read and checked when the method is built, so a bad file stops the run before it
-starts, naming the file and line. The dataset is used only to map plain-text lines to entry ids
-by position; references are never read. The identity records the file's SHA-256, so a different
-predictions file is a different method version (and fingerprint).
+Alignment is never silent: an id the corpus does not have (a 0-based file is named as such), an
+entry with no output, or more lines than entries stops the run before it starts, naming the file
+and the first offending line or id. ``allow_missing`` (``score --allow-missing``) is the one way to
+score a JSONL file that lacks some entries: each missing entry is an error on the card and the
+card's warnings list them all. The dataset is used only for its entry ids (plain-text lines map to
+them by position); references are never read. The identity records the file's SHA-256, so a
+different predictions file is a different method version (and fingerprint). A predictions run
+keeps no journal (``resumable`` is False): there is nothing to resume in replaying a file.
 """
 
 from __future__ import annotations
@@ -43,10 +48,18 @@ class Prediction:
     text: str
     error: str | None = None
     latency_seconds: float = 0.0
+    line: int = 0  # where it is in the file, for messages
 
 
 class PredictionsMethod(MethodBase):
-    """Replays a predictions file as a Method."""
+    """Replays a predictions file as a Method.
+
+    ``dataset`` is the whole corpus (plain-text lines are aligned with it, ids are checked against
+    it); ``entries`` are the ids being scored (a selection; default all), each of which needs an
+    output unless ``allow_missing``.
+    """
+
+    resumable = False
 
     def __init__(
         self,
@@ -56,6 +69,8 @@ class PredictionsMethod(MethodBase):
         fmt: Format = "auto",
         method_class: MethodClass = MethodClass.CUSTOM_PLUGIN,
         name: str = "predictions",
+        entries: Sequence[int] | None = None,
+        allow_missing: bool = False,
     ) -> None:
         self.path = Path(path)
         data = _read_bytes(self.path)
@@ -66,10 +81,14 @@ class PredictionsMethod(MethodBase):
             self.predictions = parse_jsonl(text, self.path)
         else:
             self.predictions = parse_text(text, self.path, entry_ids)
-        known = set(entry_ids)
-        # Outputs for ids outside this corpus (e.g. a file made for a larger corpus) are ignored;
-        # exposed so the caller can warn about them.
-        self.unknown_entry_ids = sorted(i for i in self.predictions if i not in known)
+        _check_ids(self.predictions, entry_ids, self.path)
+        wanted = list(entries) if entries is not None else entry_ids
+        self.missing = [i for i in wanted if i not in self.predictions]
+        if self.missing and not allow_missing:
+            raise MethodError(
+                f"no prediction for entry {self.missing[0]} ({len(self.missing)} of {len(wanted)} entries have none)",
+                file=str(self.path), hint="give every entry an output, or score --allow-missing to score what "
+                "exists and record the rest as errors")
         digest = hashlib.sha256(data).hexdigest()
         self.identity = MethodIdentity(
             name=name,
@@ -84,13 +103,21 @@ class PredictionsMethod(MethodBase):
             provider="file",
         )
 
+    @property
+    def warnings(self) -> list[str]:
+        if not self.missing:
+            return []
+        return [f"{len(self.missing)} entries have no prediction in {self.path} and are scored as errors "
+                f"(--allow-missing): entries {id_ranges(self.missing)}"]
+
     async def translate(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
         """Look each request up; an entry the file has no output for is an error, not a blank."""
         out = []
         for req in requests:
             found = self.predictions.get(req.entry_id)
             if found is None:
-                out.append(Translation(req.entry_id, error=f"no prediction for entry {req.entry_id} in {self.path}"))
+                out.append(Translation(req.entry_id, error=f"no prediction for entry {req.entry_id} in {self.path} "
+                                                          "(--allow-missing)"))
             else:
                 out.append(
                     Translation(
@@ -181,7 +208,7 @@ def parse_jsonl(text: str, path: Path) -> dict[int, Prediction]:
             raise MethodError(
                 f"duplicate prediction for entry {entry_id} (first on line {first_line[entry_id]})", file=where
             )
-        out[entry_id] = Prediction(predicted, error or None, float(latency))
+        out[entry_id] = Prediction(predicted, error or None, float(latency), number)
         first_line[entry_id] = number
     return out
 
@@ -191,16 +218,52 @@ def parse_text(text: str, path: Path, entry_ids: list[int]) -> dict[int, Predict
 
     Lines are split on ``\\n`` only (a trailing ``\\r`` is dropped for CRLF files), never on the
     other characters ``str.splitlines`` treats as breaks, which can occur inside a translation.
-    An empty line is an empty output, not a missing one.
+    An empty line is an empty output, not a missing one, except after the last entry's line:
+    blank lines there are an editor's trailing newlines and are dropped.
     """
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the final newline ends the last line; it does not start another
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    while len(lines) > len(entry_ids) and lines[-1] == "":
+        lines.pop()  # trailing blank lines beyond the corpus are no entries
     if len(lines) != len(entry_ids):
+        first = (f"line {len(entry_ids) + 1} is past the last entry" if len(lines) > len(entry_ids)
+                 else f"entry {entry_ids[len(lines)]} has no line")
         raise MethodError(
-            f"{len(lines)} lines but the corpus has {len(entry_ids)} entries; a plain-text predictions "
+            f"{len(lines)} lines but the corpus has {len(entry_ids)} entries ({first}); a plain-text predictions "
             "file needs exactly one line per entry, in corpus order",
             file=str(path),
         )
-    return {entry_id: Prediction(line) for entry_id, line in zip(entry_ids, lines, strict=True)}
+    pairs = zip(entry_ids, lines, strict=True)
+    return {entry_id: Prediction(line, line=n) for n, (entry_id, line) in enumerate(pairs, start=1)}
+
+
+def _check_ids(predictions: dict[int, Prediction], entry_ids: list[int], path: Path) -> None:
+    """Every id must be one of the corpus's; the first that is not is named with its line."""
+    known = set(entry_ids)
+    unknown = sorted((p.line, i) for i, p in predictions.items() if i not in known)
+    if not unknown:
+        return
+    line, ident = unknown[0]
+    hint = "a file made for another corpus or selection? ids must be the corpus's entry ids"
+    if 0 in predictions and 0 not in known and entry_ids and min(entry_ids) == 1:
+        hint = "the ids look 0-based; the corpus numbers its entries from 1"
+    raise MethodError(f"entry id {ident} is not in the corpus ({len(unknown)} such ids)", file=f"{path}:{line}",
+                      hint=hint)
+
+
+def id_ranges(ids: Sequence[int]) -> str:
+    """``1-3, 7, 9-10``: every id, compactly (a card lists them all)."""
+    parts: list[str] = []
+    run: list[int] = []
+    for i in sorted(ids):
+        if run and i == run[-1] + 1:
+            run.append(i)
+            continue
+        if run:
+            parts.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+        run = [i]
+    if run:
+        parts.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ", ".join(parts)
