@@ -23,7 +23,8 @@ Craft = Callable[[dict[str, Any], Path, FakeOpenAI], None]
 
 
 def _cmd(src: Path, ref: Path, url: str, runs: Path, *extra: str) -> list[str]:
-    return [*MT_EVAL, "run", "--source-file", str(src), "--reference-file", str(ref), "-l", "en-es",
+    return [*MT_EVAL, "run", "--source-file", str(src), "--reference-file", str(ref), "--source-lang", "en",
+            "--target-lang", "es",
             "--method", "llm", "--model", "test/model", "--base-url", url, "--api-key-env", "FAKE_LLM_KEY",
             "--runs-dir", str(runs), "--bootstrap", "0", "--no-cache", *extra]
 

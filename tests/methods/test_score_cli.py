@@ -17,9 +17,9 @@ def _score(tmp: Path, predictions: str, name: str, *extra: str) -> subprocess.Co
     (tmp / "src.txt").write_text("\n".join(SOURCES) + "\n", encoding="utf-8")
     (tmp / "ref.txt").write_text("\n".join(REFS) + "\n", encoding="utf-8")
     (tmp / name).write_text(predictions, encoding="utf-8")
-    done = subprocess.run([*MT_EVAL, "score", "--source-file", "src.txt", "--reference-file", "ref.txt", "-l",
-                           "en-es", "-p", name, "--bootstrap", "0", *extra], cwd=tmp, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([*MT_EVAL, "score", "--source-file", "src.txt", "--reference-file", "ref.txt",
+                           "--source-lang", "en", "--target-lang", "es", "-p", name, "--bootstrap", "0", *extra],
+                          cwd=tmp, capture_output=True, text=True, timeout=120)
     done.stderr = " ".join(done.stderr.split())  # one line, however the console wrapped it
     return done
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,6 +36,7 @@ from mt_eval.cli.common import (
     path_str,
 )
 from mt_eval.errors import UserError
+from mt_eval.methods.base import Method
 from mt_eval.methods.pipeline import DEFAULT_FST_RETRIES
 from mt_eval.stats.config import BootstrapConfig
 
@@ -61,18 +63,24 @@ def load_selection(
     return dataset, selected, selection
 
 
-def _evaluate(full: Any, dataset: Any, method_spec: str, condition: str, runs_dir: Path,
+def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str, runs_dir: Path,
               out_path: Path | None, selection: dict[str, Any], bootstrap: BootstrapConfig,
               llm: dict[str, Any] | None = None, resume: Path | None = None, invocation: dict[str, Any] | None = None,
               dry_run: bool = False, budget: float | None = None, yes: bool = False,
-              scoring: dict[str, Any] | None = None) -> None:
+              scoring: dict[str, Any] | None = None, failed_exit: int = 0) -> None:
+    """Build, plan, run and summarise; ``failed_exit``: the exit code when entries failed (run: 3)."""
+    from rich.markup import escape
+
     from mt_eval.api import RunInterrupted, evaluate
-    from mt_eval.engine.session import check_budget, finished_ids, plan_for
+    from mt_eval.engine.failures import Failures
+    from mt_eval.engine.runner import EngineStats
+    from mt_eval.engine.session import check_budget, finished_ids, plan_for, resume_command
     from mt_eval.methods.registry import build_method
     from mt_eval.render.card import print_summary
     from mt_eval.render.progress import RunProgress, print_plan
 
-    method = build_method(method_spec, dataset=full, llm_options=llm)
+    method = (build_method(method_spec, dataset=full, llm_options={**(llm or {}), "require_key": not dry_run})
+              if isinstance(method_spec, str) else method_spec)  # a dry run sends nothing: no key needed
     plan = plan_for(method, dataset, finished_ids(resume))
     if plan is not None and (dry_run or budget is not None):
         print_plan(plan, out)
@@ -82,17 +90,29 @@ def _evaluate(full: Any, dataset: Any, method_spec: str, condition: str, runs_di
         return
     check_budget(plan, budget, yes, lambda q: typer.confirm(q, default=False))
     with RunProgress(err, method.identity.name, len(dataset.entries)) as tick:
+        def progress(stats: EngineStats) -> None:  # each new kind of entry error is said as it happens
+            tick(stats)
+            for line in stats.failures.new_lines():
+                err.print(f"[yellow]error:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
+
         try:
             card, path = evaluate(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
-                                  selection=selection, progress=tick, bootstrap=bootstrap, resume=resume,
+                                  selection=selection, progress=progress, bootstrap=bootstrap, resume=resume,
                                   invocation=invocation, **(scoring or {}))
         except RunInterrupted as exc:
-            err.print(f"[yellow]interrupted:[/yellow] {exc.done} of {exc.total} entries finished and saved in "
-                      f"{exc.run_dir}/journal.jsonl; resume with: mt-eval run --resume {exc.run_dir}",
+            kept = (f"saved in {exc.run_dir}/journal.jsonl; resume with: {resume_command(sys.argv[1:], exc.run_dir)}"
+                    if exc.run_dir else "this method keeps no journal: run it again")
+            err.print(f"[yellow]interrupted:[/yellow] {exc.done} of {exc.total} entries finished and {escape(kept)}",
                       highlight=False, soft_wrap=True)
             raise typer.Exit(130) from None
     print_summary(card, out)
     out.print(f"run card: [bold]{path}[/bold]")
+    failed = Failures.of((r["entry_id"], r["error"]) for r in card["results"] if r.get("error"))
+    if summary := failed.summary(len(card["results"])):
+        colour = "red" if failed.total() >= len(card["results"]) else "yellow"
+        err.print(f"[{colour}]{escape(summary)}[/{colour}]", highlight=False, soft_wrap=True)
+        if failed_exit:
+            raise typer.Exit(failed_exit)
 
 
 def run(
@@ -124,7 +144,11 @@ def run(
     dry_run: Annotated[bool, opt("Print the plan (requests, tokens, cost) and exit.", "--dry-run")] = False,
     budget_usd: Annotated[float | None, opt("Ask before runs estimated above this.", "--budget-usd")] = None,
     yes: Annotated[bool, opt("Do not ask (budget confirmation).", "--yes", "-y")] = False,
-    resume: Annotated[Path | None, opt("Finish an interrupted run: --resume runs/<run_id>.")] = None,
+    resume: Annotated[Path | None, opt(
+        "Finish an interrupted run: give its options again plus --resume runs/<run_id>. The journal is "
+        "compared with them, never followed: a difference is refused, naming the flag (-o, --bootstrap, "
+        "--timeout and --cache may change).")] = None,
+
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
@@ -135,31 +159,32 @@ def run(
 
       mt-eval run -c corpus.json --method llm --model openai/gpt-4o-mini --batch-size 10 --concurrency 16
     """
+    if method is None:
+        raise UserError("give --method" + (" and the interrupted run's other options: --resume takes them from the "
+                                           "command line and compares them with the journal" if resume else ""))
+    # the options come from this command line only, resumed or not (engine/session.py)
+    llm = {"model": model, "provider": provider, "base_url": base_url, "api_key_env": api_key_env,
+           "temperature": temperature, "max_tokens": max_tokens, "seed": llm_seed,
+           "system_prompt_file": path_str(system_prompt), "coaching_file": path_str(coaching),
+           "batch_size": batch_size, "concurrency": concurrency, "max_retries": max_retries,
+           "timeout_s": timeout, "cache_path": None if no_cache else str(cache),
+           "pricing_file": path_str(pricing), "validator": validator, "fst_retries": fst_retries}
+    inv: dict[str, Any] = {"method": method, "corpus": path_str(corpus), "source_file": path_str(source_file),
+           "reference_file": path_str(reference_file), "source_lang": source_lang, "target_lang": target_lang,
+           "segment": segment, "ids": ids, "difficulty": difficulty, "condition": condition,
+           "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
+           "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology)}}
     if resume is not None:
-        from mt_eval.engine.session import invocation_for_resume
+        from mt_eval.engine.session import check_resume
 
-        inv = invocation_for_resume(resume)
-    else:
-        if method is None:
-            raise UserError("give --method (or --resume runs/<run_id>)")
-        llm = {"model": model, "provider": provider, "base_url": base_url, "api_key_env": api_key_env,
-               "temperature": temperature, "max_tokens": max_tokens, "seed": llm_seed,
-               "system_prompt_file": path_str(system_prompt), "coaching_file": path_str(coaching),
-               "batch_size": batch_size, "concurrency": concurrency, "max_retries": max_retries,
-               "timeout_s": timeout, "cache_path": None if no_cache else str(cache),
-               "pricing_file": path_str(pricing), "validator": validator, "fst_retries": fst_retries}
-        inv = {"method": method, "corpus": path_str(corpus), "source_file": path_str(source_file),
-               "reference_file": path_str(reference_file), "source_lang": source_lang, "target_lang": target_lang,
-               "segment": segment, "ids": ids, "difficulty": difficulty, "condition": condition,
-               "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
-               "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology)}}
+        check_resume(resume, inv)  # a difference is refused, naming the flag; the journal is never followed
     p = lambda key: Path(inv[key]) if inv.get(key) else None  # noqa: E731
     full, dataset, selection = load_selection(p("corpus"), p("source_file"), p("reference_file"),
                                               inv.get("source_lang"), inv.get("target_lang"), inv.get("segment"),
                                               inv.get("ids"), inv.get("difficulty"))
     _evaluate(full, dataset, inv["method"], inv["condition"], Path(inv["runs_dir"]), p("out"), selection,
               bootstrap_config(*inv["bootstrap"]), llm=inv["llm"], resume=resume, invocation=inv, dry_run=dry_run,
-              budget=budget_usd, yes=yes, scoring=inv.get("scoring"))
+              budget=budget_usd, yes=yes, scoring=inv.get("scoring"), failed_exit=3)
 
 
 def score(
@@ -171,6 +196,9 @@ def score(
     condition: ConditionOpt = "default", runs_dir: RunsDirOpt = DEFAULT_RUNS_DIR, out_path: OutOpt = None,
     n_boot: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
+    allow_missing: Annotated[bool, opt("Score a JSONL file that lacks some entries: each missing entry is an error "
+                                       "on the card, listed in its warnings (otherwise exit 2).",
+                                       "--allow-missing")] = False,
 ) -> None:
     """Score an existing system output file against a corpus (the same card as `run`).
 
@@ -181,6 +209,9 @@ def score(
     """
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
                                               segment, ids, difficulty)
-    _evaluate(full, dataset, f"predictions:{predictions}", condition, runs_dir, out_path, selection,
+    from mt_eval.methods.predictions import PredictionsMethod
+
+    method = PredictionsMethod(predictions, full, entries=[e.id for e in dataset.entries], allow_missing=allow_missing)
+    _evaluate(full, dataset, method, condition, runs_dir, out_path, selection,
               bootstrap_config(n_boot, alpha, seed),
               scoring={"skip_analyser": skip_analyser, "terminology": path_str(terminology)})
