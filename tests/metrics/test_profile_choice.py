@@ -1,13 +1,15 @@
-"""Profile A vs B for the same Spanish output (Scoring Spec §4.1–§4.3, DESIGN decision 8).
+"""Profile A vs B for the same Spanish output (Scoring Spec §4.1–§4.3, docs/decisions.md §19 and §22).
 
 The es card declares an Apertium analyser, so a run scores profile A with ``fst_acceptance_rate``;
 ``--skip-analyser`` (``skip_analyser=True``) scores the very same output with profile B. Both
 composites are recomputed here by hand as Σ w·normalised(v) / Σ w over the metrics that have a
-value, with the spec's weight tables typed in from §4.3 (not imported from the code under test).
+value, with the spec's weight tables typed in from §4.3 (not imported from the code under test), and
+the reference-free terms scaled by adequacy as docs/decisions.md §22 states it.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,9 @@ SPEC_B = {"semantic_score": 0.25, "chrf_plus_plus": 0.25, "equivalent_match_rate
 # §4.2: chrF++ is divided by 100, the two "lower is better" rates are inverted.
 DIV100 = {"chrf_plus_plus"}
 INVERT = {"code_switching_rate", "hallucination_rate"}
+# docs/decisions.md §22: these earn weight × adequacy, A = min(1, chrF++/52) · exp(1 − max(r, 1/r))
+REFERENCE_FREE = {"fst_acceptance_rate", "code_switching_rate", "hallucination_rate", "terminology_adherence",
+                  "orthographic_accuracy"}
 
 N = 30
 
@@ -44,7 +49,10 @@ def _normalised(metric_id: str, value: float) -> float:
 def _by_hand(scores: dict[str, Any], weights: dict[str, float]) -> tuple[float, dict[str, float]]:
     available = {m: w for m, w in weights.items() if scores.get(m) is not None}
     total = sum(available.values())
-    composite = sum(w * _normalised(m, scores[m]) for m, w in available.items()) / total
+    r = scores["length_ratio"]
+    adequacy = min(1.0, scores["chrf_plus_plus"] / 52.0) * math.exp(1 - max(r, 1 / r))
+    composite = sum(w * _normalised(m, scores[m]) * (adequacy if m in REFERENCE_FREE else 1.0)
+                    for m, w in available.items()) / total
     return composite, {m: w / total for m, w in available.items()}
 
 
