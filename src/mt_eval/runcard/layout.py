@@ -1,42 +1,69 @@
-"""The bytes of a card file, laid out so that its seal can be checked without re-encoding it.
+"""The bytes of a run-card file, laid out so that its seal can be checked without re-encoding it.
 
 ``run_card_hash`` is SHA-256 of ``json.dumps(card, sort_keys=True, ensure_ascii=False)`` with the
 hash field empty (docs/decisions.md §5). Re-encoding a 10,000-entry card to check that costs as
-much as parsing it, twice per comparison. So cards are written as that very text, laid out with
-newlines and tabs: ``json.dumps(card, sort_keys=True, ensure_ascii=False, indent="\\t",
-separators=(", ", ": "))``, whose separators are the hashed text's own (so a line may end in a
-space). JSON escapes every control character inside strings, so raw newlines and tabs in the file
-are layout only, and the hashed text is the file with every newline and tab dropped: one
-byte-level pass (docs/decisions.md §23).
+much as parsing it, twice per comparison. So a card is written as that very text with line breaks
+and tabs added, and nothing else (``·`` marks the space that ends most lines)::
 
-The layout also puts every top-level key at the start of a line after exactly one tab, so the
-card without ``results[]`` (all that ``compare`` needs beside the stored statistics) is cut out by
-position rather than parsed from 20 MB of per-entry rows.
+    {
+    <TAB>"analyser_skipped": null,·
+    <TAB>"config": {
+    <TAB><TAB>"api_provider": "file",·
+    ...
+    <TAB>"results": [
+    {"entry_id": 1, ...},·
+    {"entry_id": 2, ...}
+    ],·
+    <TAB>"run_card_hash": "…",·
+    ...
+    }
+
+Everything but ``results`` is ``json.dumps(..., indent="\\t", separators=(", ", ": "))`` (the
+hashed text's own separators, so a line may end in a space); ``results`` holds one entry per line,
+unindented. JSON escapes every control character inside strings, so the raw newlines and tabs are
+layout only: the hashed text is the file without them (docs/decisions.md §23).
+
+The layout also makes the card without its rows cheap to read: the rows sit between the line
+``<TAB>"results": [`` and the only line of the file that starts with ``]``, so ``compare`` cuts them
+out by position and parses the rest (the entry ids come from the stored statistics).
 
 A card in any other layout (an older card, a re-indented copy) is still a valid card: these fast
-paths say ``None`` and the caller parses and hashes it the ordinary way.
+paths say ``None``/``False`` and the caller parses and hashes it the ordinary way.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
-_RESULTS = b'\n\t"results": ['
-_TOP_CLOSE = b"\n\t]"
+_OPEN = b'\n\t"results": [\n'
+_CLOSE = b"\n]"
+_SEP = (", ", ": ")
 
 
 def dumps(card: Mapping[str, Any]) -> bytes:
-    """The file's bytes: the hashed text, tab-indented, keys sorted, one final newline."""
-    text = json.dumps(card, sort_keys=True, ensure_ascii=False, indent="\t", separators=(", ", ": "))
+    """The file's bytes: the hashed text with layout-only newlines and tabs, one final newline."""
+    rows = card.get("results")
+    if not isinstance(rows, list):
+        return (json.dumps(card, sort_keys=True, ensure_ascii=False, indent="\t", separators=_SEP) + "\n").encode()
+    marker = f"mt-eval-results-{uuid.uuid4().hex}"
+    head = json.dumps({**card, "results": marker}, sort_keys=True, ensure_ascii=False, indent="\t", separators=_SEP)
+    body = ", \n".join(json.dumps(row, sort_keys=True, ensure_ascii=False) for row in rows)
+    text = head.replace(json.dumps(marker), "[\n" + body + "\n]", 1)
     return (text + "\n").encode("utf-8")
 
 
-def hashed_text(raw: bytes) -> bytes:
-    """What the seal hashes, read off a file in this layout (the hash field still filled in)."""
-    return raw.translate(None, b"\n\t")
+def _split(raw: bytes) -> tuple[int, int] | None:
+    """Where the rows are: ``raw[:a]`` ends with ``"results": [`` and its newline, ``raw[b:]`` starts
+    with the newline before ``]``; ``None`` when ``raw`` is not in this layout."""
+    start = raw.find(_OPEN)
+    end = raw.rfind(_CLOSE)
+    if start < 0 or end < start + len(_OPEN) - 1 or raw.find(_OPEN, start + 1) >= 0:
+        return None
+    return start + len(_OPEN), end
 
 
 def seal_verifies(raw: bytes, run_card_hash: str) -> bool:
@@ -44,29 +71,34 @@ def seal_verifies(raw: bytes, run_card_hash: str) -> bool:
 
     ``False`` means "not shown here" (another layout, or an edit): the caller checks the parsed card.
     """
-    if not isinstance(run_card_hash, str) or len(run_card_hash) != 64:
+    where = _split(raw)
+    if where is None or not isinstance(run_card_hash, str) or len(run_card_hash) != 64:
         return False
+    a, b = where
     field = b'"run_card_hash": "' + run_card_hash.encode("ascii", "replace") + b'"'
-    text = hashed_text(raw)
-    if text.count(field) != 1:
+    tail = raw[b:].translate(None, b"\n\t")  # the top-level run_card_hash sorts after results
+    if tail.count(field) != 1:
         return False
-    blank = text.replace(field, b'"run_card_hash": ""')
-    return hashlib.sha256(blank).hexdigest() == run_card_hash
+    digest = hashlib.sha256(raw[:a].translate(None, b"\n\t"))
+    digest.update(raw[a:b].replace(b"\n", b""))  # rows: one per line, never a tab
+    digest.update(tail.replace(field, b'"run_card_hash": ""'))
+    return digest.hexdigest() == run_card_hash
+
+
+def hashed_text(raw: bytes) -> bytes:
+    """What the seal hashes, read off a file in this layout (the hash field still filled in)."""
+    return raw.translate(None, b"\n\t")
 
 
 def header(raw: bytes) -> dict[str, Any] | None:
     """The card with ``results`` emptied, parsed from ``raw`` without reading the rows; ``None``
     when ``raw`` is not in this layout (then parse the whole file)."""
-    start = raw.find(_RESULTS)
-    if start < 0:
+    where = _split(raw)
+    if where is None:
         return None
-    body = start + len(_RESULTS)
-    end = body if raw[body : body + 1] == b"]" else raw.find(_TOP_CLOSE, body) + len(_TOP_CLOSE) - 1
-    if end < body or raw.find(_RESULTS, end) >= 0:  # unclosed, or a second top-level "results"
-        return None
-    cut = raw[:body] + raw[end:]
+    a, b = where
     try:
-        data = json.loads(cut.decode("utf-8"))
+        data = json.loads((raw[:a] + raw[b + 1 :]).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("results") != []:
