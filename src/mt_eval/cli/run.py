@@ -1,4 +1,9 @@
-"""``mt-eval run`` and ``mt-eval score``: a method (or an output file) over a corpus → sealed run card."""
+"""``mt-eval run`` and ``mt-eval score``: a method (or an output file) over a corpus → sealed run card.
+
+Flags follow sacrebleu where it has one (``-l en-es``; ``-m`` is kept for metrics, as in
+``compare``, so ``run`` spells ``--method`` out), and a language without a card is announced on
+stderr before any work, not only recorded on the card.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ from mt_eval.cli.common import (
     CorpusOpt,
     DifficultyOpt,
     IdsOpt,
+    LangPairOpt,
     OutOpt,
     RefFileOpt,
     RunsDirOpt,
@@ -31,6 +37,7 @@ from mt_eval.cli.common import (
     TgtLangOpt,
     bootstrap_config,
     err,
+    language_pair,
     opt,
     out,
     path_str,
@@ -63,6 +70,18 @@ def load_selection(
     return dataset, selected, selection
 
 
+def warn_language_cards(dataset: Any) -> None:
+    """Print the language cards' warnings (a generic card for a language without one, a missing
+    tokenizer) on stderr now: the card records them too, but nobody reads a card before trusting it."""
+    from rich.markup import escape
+
+    from mt_eval.languages.card import language_card
+
+    codes = dict.fromkeys((dataset.info.source_language, dataset.info.target_language))
+    for warning in dict.fromkeys(w for code in codes for w in language_card(code).warnings):
+        err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True)
+
+
 def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str, runs_dir: Path,
               out_path: Path | None, selection: dict[str, Any], bootstrap: BootstrapConfig,
               llm: dict[str, Any] | None = None, resume: Path | None = None, invocation: dict[str, Any] | None = None,
@@ -81,6 +100,7 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
 
     method = (build_method(method_spec, dataset=full, llm_options={**(llm or {}), "require_key": not dry_run})
               if isinstance(method_spec, str) else method_spec)  # a dry run sends nothing: no key needed
+    warn_language_cards(dataset)
     plan = plan_for(method, dataset, finished_ids(resume))
     if plan is not None and (dry_run or budget is not None):
         print_plan(plan, out)
@@ -116,10 +136,10 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
 
 
 def run(
-    method: Annotated[str | None, opt("llm, coached, pipeline:validate-retry, apertium:PAIR or predictions:PATH.",
-                                      "--method", "-m")] = None,
+    method: Annotated[str | None, opt("llm, coached, pipeline:validate-retry, apertium:PAIR or predictions:PATH "
+                                      "(no short form: -m means --metrics everywhere).", "--method")] = None,
     corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
-    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
+    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None, lang_pair: LangPairOpt = None,
     segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
     condition: ConditionOpt = "default", runs_dir: RunsDirOpt = DEFAULT_RUNS_DIR, out_path: OutOpt = None,
     n_boot: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
@@ -148,7 +168,6 @@ def run(
         "Finish an interrupted run: give its options again plus --resume runs/<run_id>. The journal is "
         "compared with them, never followed: a difference is refused, naming the flag (-o, --bootstrap, "
         "--timeout and --cache may change).")] = None,
-
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
@@ -158,7 +177,10 @@ def run(
       mt-eval run --corpus examples/ntrex128-eng-spa.json --method apertium:eng-spa
 
       mt-eval run -c corpus.json --method llm --model openai/gpt-4o-mini --batch-size 10 --concurrency 16
+
+      mt-eval run --source-file src.en --reference-file ref.es -l en-es --method apertium:eng-spa
     """
+    source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     if method is None:
         raise UserError("give --method" + (" and the interrupted run's other options: --resume takes them from the "
                                            "command line and compares them with the journal" if resume else ""))
@@ -190,8 +212,10 @@ def run(
 def score(
     predictions: Annotated[Path, opt("System outputs: JSONL {entry_id, predicted} or one line per entry.",
                                      "--predictions", "-p")],
+    system: Annotated[str | None, opt("Name of the system on the card (default: predictions); compare and "
+                                      "report label it so.", "--system")] = None,
     corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
-    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None,
+    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None, lang_pair: LangPairOpt = None,
     segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
     condition: ConditionOpt = "default", runs_dir: RunsDirOpt = DEFAULT_RUNS_DIR, out_path: OutOpt = None,
     n_boot: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
@@ -202,16 +226,21 @@ def score(
 ) -> None:
     """Score an existing system output file against a corpus (the same card as `run`).
 
-    Example:
+    Examples:
 
-      mt-eval score --source-file src.txt --reference-file ref.txt --source-lang en --target-lang es
-      --predictions hyp.txt -o card.json
+      mt-eval score --source-file src.txt --reference-file ref.txt -l en-es --predictions hyp.txt -o card.json
+
+      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --system my-nmt -o my-nmt.json
     """
+    source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
                                               segment, ids, difficulty)
+    if system is not None and (not system.strip() or not system.isprintable()):
+        raise UserError("--system needs a printable, non-empty name", field="system")
     from mt_eval.methods.predictions import PredictionsMethod
 
-    method = PredictionsMethod(predictions, full, entries=[e.id for e in dataset.entries], allow_missing=allow_missing)
+    method = PredictionsMethod(predictions, full, name=(system or "predictions").strip(),
+                               entries=[e.id for e in dataset.entries], allow_missing=allow_missing)
     _evaluate(full, dataset, method, condition, runs_dir, out_path, selection,
               bootstrap_config(n_boot, alpha, seed),
               scoring={"skip_analyser": skip_analyser, "terminology": path_str(terminology)})
