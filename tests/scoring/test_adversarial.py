@@ -21,7 +21,7 @@ from mt_eval.corpus import load_text_pair
 from mt_eval.methods.registry import build_method
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from adversarial import ADVERSARIAL, PAIRS  # noqa: E402
+from adversarial import ADVERSARIAL, PAIRS
 
 N = 120
 
