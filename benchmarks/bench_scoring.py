@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -64,30 +66,38 @@ def _tool(name: str) -> list[str]:
     return [sys.executable, "-m", name.replace("-", "_")]
 
 
-def timed(cmd: list[str]) -> tuple[float, str]:
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall time, CPU time (user + sys of the command and the children it waited for) and stdout.
+
+    On a shared machine the wall ratio drifts towards the CPU ratio as load rises (a two-process
+    run gets less of two cores), so both are reported.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"command failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-2000:]}")
-    return elapsed, done.stdout
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, cpu, done.stdout
 
 
-def run_sacrebleu(files: dict[str, Path]) -> tuple[float, dict[str, float]]:
+def run_sacrebleu(files: dict[str, Path]) -> tuple[float, float, dict[str, float]]:
     cmd = [*_tool("sacrebleu"), str(files["ref"]), "-i", str(files["hyp"]), "-m", "bleu", "chrf", "ter",
            "--chrf-word-order", "2", "--confidence", "-w", str(WIDTH), "-f", "json"]  # fmt: skip
-    elapsed, out = timed(cmd)
-    return elapsed, {SACRE_KEYS[d["name"]]: float(d["score"]) for d in json.loads(out)}
+    elapsed, cpu, out = timed(cmd)
+    return elapsed, cpu, {SACRE_KEYS[d["name"]]: float(d["score"]) for d in json.loads(out)}
 
 
-def run_ours(files: dict[str, Path], tmp: Path, n: int) -> tuple[float, dict[str, float]]:
+def run_ours(files: dict[str, Path], tmp: Path, n: int) -> tuple[float, float, dict[str, float]]:
     card = tmp / f"card{n}.json"
     cmd = [*_tool("mt-eval"), "score", "--source-file", str(files["src"]), "--reference-file", str(files["ref"]),
            "--source-lang", "en", "--target-lang", "es", "--predictions", str(files["hyp"]),
            "-o", str(card), "--bootstrap", str(N_RESAMPLES), "--runs-dir", str(tmp / "runs")]  # fmt: skip
-    elapsed, _ = timed(cmd)
+    elapsed, cpu, _ = timed(cmd)
     scores = json.loads(card.read_text(encoding="utf-8"))["scores"]
-    return elapsed, {key: float(scores[key]) for key in SACRE_KEYS.values()}
+    return elapsed, cpu, {key: float(scores[key]) for key in SACRE_KEYS.values()}
 
 
 def main() -> int:
@@ -96,6 +106,7 @@ def main() -> int:
     args, rest = parser.parse_known_args()
     ntrex = data_dir(__doc__, [SOURCE, *(reference(iso3) for iso3 in LANGS)], rest)
     times: dict[str, list[float]] = {"sacrebleu": [], "mt-eval": []}
+    cpus: dict[str, list[float]] = {"sacrebleu": [], "mt-eval": []}
     mismatches: list[str] = []
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -105,10 +116,12 @@ def main() -> int:
             sides = ["sacrebleu", "mt-eval"] if n % 2 == 0 else ["mt-eval", "sacrebleu"]
             got: dict[str, dict[str, float]] = {}
             for side in sides:
-                elapsed, got[side] = run_sacrebleu(files) if side == "sacrebleu" else run_ours(files, tmp, n)
+                elapsed, cpu, got[side] = run_sacrebleu(files) if side == "sacrebleu" else run_ours(files, tmp, n)
                 times[side].append(elapsed)
+                cpus[side].append(cpu)
             print(f"  repeat {n + 1}: sacrebleu {times['sacrebleu'][-1]:6.2f} s   mt-eval {times['mt-eval'][-1]:6.2f} s"
-                  f"   ratio {times['mt-eval'][-1] / times['sacrebleu'][-1]:.2f}")  # fmt: skip
+                  f"   ratio {times['mt-eval'][-1] / times['sacrebleu'][-1]:.2f}   (cpu {cpus['sacrebleu'][-1]:.1f} s"
+                  f" vs {cpus['mt-eval'][-1]:.1f} s; load {os.getloadavg()[0]:.1f})")  # fmt: skip
             for key, expected in got["sacrebleu"].items():
                 ours = got["mt-eval"][key]
                 if float(f"{ours:.{WIDTH}f}") != expected:
@@ -119,6 +132,9 @@ def main() -> int:
     print(f"sacrebleu CLI (chrF++ BLEU TER --confidence), median: {sac:7.2f} s")
     print(f"mt-eval score (card es, analyser, all metrics), median: {ours:7.2f} s")
     print(f"ratio = ours/sacrebleu = {ours / sac:.2f} (goal <= {GOAL})")
+    cpu_sac, cpu_ours = statistics.median(cpus["sacrebleu"]), statistics.median(cpus["mt-eval"])
+    print(f"cpu time (user+sys), median: sacrebleu {cpu_sac:.2f} s, mt-eval {cpu_ours:.2f} s "
+          f"(ratio {cpu_ours / cpu_sac:.2f}; mt-eval splits its work over two cores)")
     if mismatches:
         print("corpus scores DIFFER from sacrebleu:\n  " + "\n  ".join(dict.fromkeys(mismatches)))
         return 1

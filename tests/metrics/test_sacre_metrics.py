@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sacrebleu
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mt_eval.corpus.models import Entry
 from mt_eval.languages import language_card
@@ -100,3 +102,28 @@ def test_chrf_derived_from_chrf_plus_plus_equals_its_own_statistics(ntrex_dir):
     table = MetricTable.compute(metrics_for(ctx.target), hyps, ctx, np.zeros(len(refs), dtype=bool))
     np.testing.assert_array_equal(table.stats["chrf"], ChrF().statistics(hyps, ctx))
     assert table.values()["chrf"] == sacrebleu.corpus_chrf(hyps, [refs]).score
+
+
+@pytest.mark.parametrize(("lang", "code"), [("spa", "es"), ("zho-CN", "zh"), ("jpn", "ja"), ("arb", "ar"),
+                                            ("hin", "hi"), ("tha", "th"), ("kor", "ko")])
+def test_chrf_statistics_equal_sacrebleus_own_extraction(ntrex_dir, lang, code):
+    """ChrFBase.statistics transcribes sacrebleu's chrF counting; it must give sacrebleu's integers."""
+    refs = (ntrex_dir / f"newstest2019-ref.{lang}.txt").read_text(encoding="utf-8").splitlines()[:400]
+    hyps = [degrade(r, 3) if i % 3 else r[: len(r) // 2] for i, r in enumerate(refs)]
+    hyps[0], hyps[1] = "", "   "  # empty outputs: no hypothesis n-grams at all
+    ctx = _ctx(refs, code)
+    for metric in (ChrFPlusPlus(), ChrF()):
+        ours = metric.statistics(hyps, ctx)
+        sacre = metric.scorer(ctx.target)._extract_corpus_statistics(hyps, [refs])
+        np.testing.assert_array_equal(ours, np.asarray(sacre, dtype=np.float64))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="ab c.,!(-)'é漢 \t", max_size=25),
+                          st.text(alphabet="ab c.,!(-)'é漢 \t", max_size=25)), min_size=1, max_size=5))
+def test_chrf_statistics_equal_sacrebleu_on_random_text(pairs: list[tuple[str, str]]) -> None:
+    hyps, refs = [h for h, _ in pairs], [r for _, r in pairs]
+    ctx = _ctx(refs, "es")
+    metric = ChrFPlusPlus()
+    sacre = metric.scorer(ctx.target)._extract_corpus_statistics(hyps, [refs])
+    np.testing.assert_array_equal(metric.statistics(hyps, ctx), np.asarray(sacre, dtype=np.float64))

@@ -1,14 +1,16 @@
 """chrF++, chrF, BLEU and TER through sacrebleu's own sufficient statistics.
 
-Statistics are extracted once per run with sacrebleu itself. A single (1-D) sum is scored by
-sacrebleu's own ``_compute_score_from_stats``, so card values equal sacrebleu's corpus scores
-bit for bit; batches of sums (bootstrap resamples) use the NumPy transcriptions below, which
+Statistics are extracted once per run with sacrebleu itself (chrF's by a transcription of
+sacrebleu's counting that intersects n-grams in C; tests hold it to sacrebleu's integers). A single
+(1-D) sum is scored by sacrebleu's own ``_compute_score_from_stats``, so card values equal
+sacrebleu's corpus scores bit for bit; batches of sums (bootstrap resamples) use the NumPy transcriptions below, which
 tests check against sacrebleu on every resample.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -77,6 +79,19 @@ class ChrFBase(SacreMetric):
     def _scorer(self, target: LanguageCard) -> Any:
         return CHRF(word_order=self.word_order)
 
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        """sacrebleu's chrF statistics, transcribed: the same n-grams (its own punctuation splitting
+        for words), counted the same way, but intersected with C-level set operations instead of
+        sacrebleu's Python loop over every hypothesis n-gram, which is a third of its chrF time.
+        With one reference sacrebleu's best-of-references step keeps that reference's statistics.
+        Tests check equality with sacrebleu's own extraction on NTREX in several scripts and on
+        random text; configurations not transcribed here (lowercase, whitespace) use sacrebleu's."""
+        metric = self.scorer(ctx.target)
+        if metric.lowercase or metric.whitespace:
+            return super().statistics(hypotheses, ctx)
+        rows = [_chrf_row(metric, hyp, e.reference) for hyp, e in zip(hypotheses, ctx.entries, strict=True)]
+        return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), -1)
+
     def vector(self, sums: np.ndarray) -> np.ndarray:
         m = self._metric
         order = m.char_order + m.word_order
@@ -102,6 +117,32 @@ class ChrFBase(SacreMetric):
         return np.where(avg_prec + avg_rec > 0, 100 * score, 0.0)
 
 
+def _ngrams(metric: Any, text: str) -> list[Counter[str]]:
+    """Character n-grams of orders 1..char_order (spaces removed), then word n-grams of orders
+    1..word_order over sacrebleu's punctuation-split words, joined by a space as sacrebleu joins them."""
+    chars = "".join(text.split())
+    size = len(chars)
+    out = [Counter(map(chars.__getitem__, map(slice, range(size - n + 1), range(n, size + 1))))
+           for n in range(1, metric.char_order + 1)]
+    if metric.word_order > 0:
+        words = metric._remove_punctuation(text)
+        # zip stops at the shortest shifted copy: exactly the len(words) - n + 1 windows sacrebleu takes
+        out += [Counter(map(" ".join, zip(*(words[i:] for i in range(n)), strict=False)))
+                for n in range(1, metric.word_order + 1)]
+    return out
+
+
+def _chrf_row(metric: Any, hypothesis: str, reference: str) -> list[int]:
+    """(hypothesis n-grams, reference n-grams, matches) per order, as sacrebleu's
+    ``_get_match_statistics`` counts them (no hypothesis n-grams counted where the reference has none)."""
+    row: list[int] = []
+    for hyp, ref in zip(_ngrams(metric, hypothesis), _ngrams(metric, reference), strict=True):
+        common = hyp.keys() & ref.keys()
+        matches = sum(map(min, map(hyp.__getitem__, common), map(ref.__getitem__, common)))
+        row += [sum(hyp.values()) if ref else 0, sum(ref.values()), matches]
+    return row
+
+
 class ChrF(ChrFBase):
     """chrF (word order 0, the WMT convention): reported, not in the composite."""
 
@@ -121,7 +162,7 @@ class ChrFPlusPlus(ChrFBase):
     """chrF++ (character 6-grams plus word bigrams): the primary surface metric (§2.1)."""
 
     id = "chrf_plus_plus"
-    cost = 5.0  # seconds per 10k NTREX lines (TER 4.2, BLEU 1.5; the language-aware metrics 0.05-1.2)
+    cost = 3.6  # seconds per 10k NTREX lines (TER 4.2, BLEU 1.5; the language-aware metrics 0.05-1.2)
     word_order = 2
 
 
