@@ -61,9 +61,20 @@ def _split(raw: bytes) -> tuple[int, int] | None:
     with the newline before ``]``; ``None`` when ``raw`` is not in this layout."""
     start = raw.find(_OPEN)
     end = raw.rfind(_CLOSE)
-    if start < 0 or end < start + len(_OPEN) - 1 or raw.find(_OPEN, start + 1) >= 0:
+    # a second "results" key could only sit after the rows (a row line never starts with a tab)
+    if start < 0 or end < start + len(_OPEN) - 1 or raw.find(_OPEN, end) >= 0:
         return None
     return start + len(_OPEN), end
+
+
+def sealed_header(raw: bytes) -> dict[str, Any] | None:
+    """:func:`header`, provided the seal verifies too (one pass over the layout for both); ``None``
+    means "not shown here": parse and check the whole file instead."""
+    where = _split(raw)
+    head = _header(raw, where) if where is not None else None
+    if where is None or head is None or not _seal_verifies(raw, where, head.get("run_card_hash")):
+        return None
+    return head
 
 
 def seal_verifies(raw: bytes, run_card_hash: str) -> bool:
@@ -72,7 +83,11 @@ def seal_verifies(raw: bytes, run_card_hash: str) -> bool:
     ``False`` means "not shown here" (another layout, or an edit): the caller checks the parsed card.
     """
     where = _split(raw)
-    if where is None or not isinstance(run_card_hash, str) or len(run_card_hash) != 64:
+    return where is not None and _seal_verifies(raw, where, run_card_hash)
+
+
+def _seal_verifies(raw: bytes, where: tuple[int, int], run_card_hash: object) -> bool:
+    if not isinstance(run_card_hash, str) or len(run_card_hash) != 64:
         return False
     a, b = where
     field = b'"run_card_hash": "' + run_card_hash.encode("ascii", "replace") + b'"'
@@ -94,8 +109,10 @@ def header(raw: bytes) -> dict[str, Any] | None:
     """The card with ``results`` emptied, parsed from ``raw`` without reading the rows; ``None``
     when ``raw`` is not in this layout (then parse the whole file)."""
     where = _split(raw)
-    if where is None:
-        return None
+    return _header(raw, where) if where is not None else None
+
+
+def _header(raw: bytes, where: tuple[int, int]) -> dict[str, Any] | None:
     a, b = where
     try:
         data = json.loads((raw[:a] + raw[b + 1 :]).decode("utf-8"))
