@@ -47,9 +47,23 @@ def run_compare(
     if correction not in ("holm", "none"):
         raise UserError(f"unknown --correction '{correction}' (use holm or none)")
     method: Method = "approx-rand" if paired_ar else "bootstrap"
-    # Everything imported so far lives until exit: keep the collector from walking it again each time
-    # the card headers' dicts trigger a collection (a few percent of a 10,000-entry comparison).
-    gc.freeze()
+    # No cycle collection while comparing: the work makes little garbage, and each collection would
+    # walk every object the imports created (a few percent of a 10,000-entry comparison).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _compare_and_print(cards, metrics, n_resamples, alpha, seed, method, correction, n_trials, as_json,
+                                  console, status, warn_to)  # fmt: skip
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _compare_and_print(
+    cards: Sequence[Path], metrics: list[str] | None, n_resamples: int, alpha: float, seed: int, method: Method,
+    correction: str, n_trials: int, as_json: bool, console: Console | None, status: Console | None,
+    warn_to: Console | None,
+) -> Comparison:
     # both cards at once: reading and hashing them releases the GIL for most of the time
     with ThreadPoolExecutor(max_workers=min(4, len(cards)) or 1) as pool:
         loaded = list(pool.map(load_for_compare, cards))
