@@ -13,7 +13,7 @@ import time
 
 from ntrex_common import data_dir, reference
 
-from mt_eval.analyzers.base import open_analyser
+from mt_eval.analyzers.registry import open_analyser
 from mt_eval.languages.card import language_card
 from mt_eval.languages.words import words
 

@@ -76,7 +76,7 @@ def evaluate(
     A target card that declares an analyser this machine lacks stops the run *before* translating
     (DESIGN decision 8) unless ``skip_analyser``, which scores profile B and is recorded on the card.
     """
-    from mt_eval.analyzers.base import require_analyser
+    from mt_eval.analyzers.registry import require_analyser
     from mt_eval.languages.card import without_analyser
     from mt_eval.metrics.behavioral import load_terminology
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mt_eval.analyzers.base import open_analyser
+from mt_eval.analyzers.registry import open_analyser
 from mt_eval.languages.card import language_card
 from mt_eval.languages.words import words
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mt_eval.analyzers.base import require_analyser
+from mt_eval.analyzers.registry import require_analyser
 from mt_eval.errors import UserError
 from mt_eval.languages.card import CARDS_DIR, all_cards, clear_cache, language_card, parse_card
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mt_eval.analyzers.base import analyser_status
+from mt_eval.analyzers.registry import analyser_status
 from mt_eval.corpus.models import Entry
 from mt_eval.languages.card import language_card
 from mt_eval.metrics.base import MetricContext

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from mt_eval import plugins
-from mt_eval.analyzers.base import open_analyser
+from mt_eval.analyzers.registry import open_analyser
 from mt_eval.api import score_predictions
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.errors import UserError

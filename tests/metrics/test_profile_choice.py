@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mt_eval.analyzers.base import analyser_status
+from mt_eval.analyzers.registry import analyser_status
 from mt_eval.api import score_predictions
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.languages.card import language_card

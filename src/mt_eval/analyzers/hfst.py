@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mt_eval.analyzers.base import Analyser, OwnedProcess, _file_version
+from mt_eval.analyzers.base import Analyser, OwnedProcess, file_version
 
 
 class HfstAnalyser(Analyser):
@@ -21,7 +21,7 @@ class HfstAnalyser(Analyser):
 
     @property
     def version(self) -> str:
-        return _file_version("hfst-optimized-lookup", self.path)
+        return file_version("hfst-optimized-lookup", self.path)
 
     def _analyse_batch(self, words: Sequence[str]) -> list[tuple[str, ...]]:
         proc = self.process.get()

@@ -12,7 +12,7 @@ import re
 import threading
 from collections.abc import Sequence
 
-from mt_eval.analyzers.base import Analyser, OwnedProcess, _file_version
+from mt_eval.analyzers.base import Analyser, OwnedProcess, file_version
 
 _SPECIAL = re.compile(r"([\^$/<>@\[\]{}\\*])")
 _UNIT = re.compile(r"\^((?:[^$\\]|\\.)*)\$")
@@ -76,7 +76,7 @@ class LtProcAnalyser(Analyser):
 
     @property
     def version(self) -> str:
-        return _file_version("lt-proc", self.path)
+        return file_version("lt-proc", self.path)
 
     def _analyse_batch(self, words: Sequence[str]) -> list[tuple[str, ...]]:
         out = self.process.request("\n".join(escape(w) for w in words) + "\n")

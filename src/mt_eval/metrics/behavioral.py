@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mt_eval.analyzers.base import analyser_for
+from mt_eval.analyzers.registry import analyser_for
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import Word, word_scripts

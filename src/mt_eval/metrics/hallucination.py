@@ -15,8 +15,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from mt_eval.analyzers.base import Analyser, analyser_for
+from mt_eval.analyzers.base import Analyser
 from mt_eval.analyzers.lttoolbox import NullFlushProcess, escape, parse_units
+from mt_eval.analyzers.registry import analyser_for
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.rates import RatioMetric

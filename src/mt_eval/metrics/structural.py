@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mt_eval.analyzers.base import analyser_for
+from mt_eval.analyzers.registry import analyser_for
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import Word, script_of
 from mt_eval.metrics.base import MetricContext

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from rich.table import Table
 
-from mt_eval.analyzers.base import analyser_status
+from mt_eval.analyzers.registry import analyser_status
 from mt_eval.languages.card import LanguageCard
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from mt_eval.analyzers.base import version_of
+from mt_eval.analyzers.registry import version_of
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
