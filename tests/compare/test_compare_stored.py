@@ -119,3 +119,23 @@ def test_an_older_card_without_statistics_is_rebuilt_with_a_warning() -> None:
     loaded = load_for_compare(SAVED[0])
     assert loaded.statistics is None and loaded.card["results"]
     assert loaded.fallback and "no statistics are stored with this card" in loaded.fallback
+
+
+def test_stored_statistics_in_another_entry_order_are_aligned(cards, ntrex_text, tmp_path: Path) -> None:
+    """A run over the same entries in reverse order: its stored rows are put in the baseline's order,
+    so the comparison equals the one against the run in the baseline's own order."""
+    from compare_helpers import make_card, text_pair, write_lines
+
+    src, ref = ntrex_text
+    _, _, dataset = text_pair(tmp_path, src, ref)
+    reversed_set = dataset.model_copy(update={"entries": list(reversed(dataset.entries))})
+    b_lines = (cards["b"].with_name("b.txt")).read_text(encoding="utf-8").split("\n")[: len(src)]
+    # one output line per entry, in the (reversed) dataset's order
+    make_card(reversed_set, write_lines(tmp_path / "b.txt", b_lines[::-1]), tmp_path / "b_reversed.json")
+    loaded = load_for_compare(tmp_path / "b_reversed.json")
+    assert loaded.statistics is not None and loaded.entry_ids == sorted(loaded.entry_ids, reverse=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        straight = compare([cards["a"], cards["b"]], names=NAMES[:2], n_resamples=200)
+        reordered = compare([cards["a"], tmp_path / "b_reversed.json"], names=NAMES[:2], n_resamples=200)
+    assert straight.as_dict()["paired"] == reordered.as_dict()["paired"]
