@@ -88,3 +88,37 @@ def test_hostile_files_give_one_line(tmp_path: Path, content: bytes) -> None:
 def test_a_directory_is_not_a_card(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["verify", str(tmp_path)])
     assert result.exit_code == 2 and "is a directory" in result.stderr
+
+
+def _resealed(card: dict) -> dict:
+    """A forger's card: edited, then sealed again (the hash alone cannot catch it)."""
+    from mt_eval.runcard.seal import seal
+
+    return seal(dict(card, run_card_hash=""))
+
+
+def test_per_entry_fst_facts_are_recomputed() -> None:
+    card = card_io.load_card(SAVED[0])  # Apertium eng→spa: profile A, per-entry fst_accepted
+    row = next(i for i, r in enumerate(card["results"]) if r["fst_accepted"] is False)
+    card["results"][row]["fst_accepted"] = True
+    problems = verify_card(_resealed(card))
+    assert problems and problems[0].startswith(f"results[{row}].fst_accepted")
+    card = card_io.load_card(SAVED[0])
+    card["results"][0]["fst_analysis"] = ["forged/analysis"]
+    assert verify_card(_resealed(card))[0].startswith("results[0].fst_analysis")
+
+
+def test_hostile_resample_count_fails_fast_with_one_line(tmp_path: Path) -> None:
+    """n_resamples = 10**9 once asked for 745 GiB before the hash was checked; now the bounds refuse it."""
+    import time
+
+    card = card_io.load_card(SAVED[0])
+    card["scores"]["confidence_intervals"]["n_resamples"] = 10**9
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(_resealed(card)), encoding="utf-8")
+    start = time.perf_counter()
+    result = CliRunner().invoke(app, ["verify", str(path)])
+    assert result.exit_code == 1 and "n_resamples" in result.stderr, result.output
+    assert time.perf_counter() - start < 10
+    shown = CliRunner().invoke(app, ["show", str(path)])
+    assert shown.exit_code == 0 and "n_resamples" in shown.output and "Traceback" not in shown.output

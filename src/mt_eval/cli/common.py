@@ -26,7 +26,7 @@ from typer.core import TyperGroup
 from mt_eval.engine.cache import DEFAULT_CACHE
 from mt_eval.errors import CorpusError, UserError
 from mt_eval.methods.llm import LLMSettings
-from mt_eval.stats.config import BootstrapConfig
+from mt_eval.stats.config import MAX_RESAMPLES, BootstrapConfig
 
 PIPE_WIDTH = 240
 """Page width for tables when stdout is not a terminal (a file has no width; 80 columns broke rows)."""
@@ -137,8 +137,8 @@ def language_pair(pair: str | None, source_lang: str | None,
 
 
 def bootstrap_config(n: int, alpha: float, seed: int) -> BootstrapConfig:
-    if n < 0 or not 0 < alpha < 1:
-        raise UserError("--bootstrap must be ≥ 0 and --alpha between 0 and 1")
+    if not 0 <= n <= MAX_RESAMPLES or not 0 < alpha < 1:
+        raise UserError(f"--bootstrap must be between 0 and {MAX_RESAMPLES:,} and --alpha between 0 and 1")
     return BootstrapConfig(n, alpha, seed)
 
 

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mt_eval.stats.config import MAX_RESAMPLES
+
 SCHEMA_VERSION = "2.0"
 
 
@@ -133,9 +135,10 @@ class ConfidenceIntervals(_Open):
 
     method: str = "percentile"
     """Interval construction: the percentile bootstrap."""
-    n_resamples: int
-    """Bootstrap resamples (0: intervals disabled)."""
-    alpha: float
+    n_resamples: int = Field(ge=0, le=MAX_RESAMPLES)
+    """Bootstrap resamples (0: intervals disabled; at most 100,000, so a hostile card cannot make
+    ``verify`` allocate without bound before the seal is even checked)."""
+    alpha: float = Field(gt=0, lt=1)
     """The intervals cover 1 − alpha."""
     seed: int
     """NumPy seed of the resampling; the same seed reproduces every interval exactly."""

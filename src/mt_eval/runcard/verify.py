@@ -1,8 +1,15 @@
 """Verify a run card: recompute everything derivable and the seal, and name what differs.
 
-A tampered number is caught where it can be recomputed (per-entry values and scores from
+A tampered number is caught where it can be recomputed (per-entry values, FST facts and scores from
 ``results[]``, fingerprint from its components, components from the card's own fields) so the
-message names the field; anything else that was edited breaks ``run_card_hash``.
+message names the field; anything else that was edited breaks ``run_card_hash``. Bounds come first
+(the typed model refuses e.g. ``n_resamples`` above 100,000) so a hostile card fails fast.
+
+What a passing verify proves: the card is internally consistent — every score follows from its own
+``results[]`` with this harness's code, and nothing was changed after sealing. What it cannot prove:
+that the predictions came from the method the card names. Anyone can write predictions by hand and
+seal a card around them; reproducing the run from its ``method_config`` (and signatures of known
+submitters) is what establishes that.
 """
 
 from __future__ import annotations
@@ -15,10 +22,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from mt_eval.errors import UserError
+from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import statistics
 from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components
 from mt_eval.runcard.model import RunCard
-from mt_eval.runcard.rescore import table_from_card
+from mt_eval.runcard.rescore import table_from_card, target_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
 from mt_eval.scoring.composite import composite_rule
 from mt_eval.scoring.pipeline import quality_scores
@@ -51,9 +59,12 @@ def _rescore(card: dict[str, Any]) -> dict[str, Any]:
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
     fresh = quality_scores(table, profile, config, composite_rule(card))
     em, chrf = table.entry_values("exact_match_rate"), table.entry_values("chrf_plus_plus")
+    hyps = ["" if r.get("error") else r["predicted"] for r in card["results"]]
+    fst = fst_details_many(hyps, target_card(card), table.cache)  # the builder's own per-entry FST facts
     rows = [
         {"exact_match": bool(em[i]) if em is not None else r["exact_match"],
-         "entry_chrf": float(chrf[i]) if chrf is not None else r["entry_chrf"]}
+         "entry_chrf": float(chrf[i]) if chrf is not None else r["entry_chrf"],
+         "fst_accepted": fst[i][0], "fst_analysis": fst[i][1]}
         for i, r in enumerate(card["results"])
     ]
     return {"scores": fresh, "rows": rows, "table": table}
@@ -118,9 +129,9 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None) -> list[st
         return [*problems, f"results: cannot be rescored ({str(exc).splitlines()[0]})"]
     for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):
         for key, value in row.items():
-            if not _same(r[key], value):
+            if not _same(r.get(key), value):
                 where = f"results[{i}].{key} (entry {r['entry_id']})"
-                problems.append(f"{where}: card says {r[key]!r}, recomputed {value!r}")
+                problems.append(f"{where}: card says {r.get(key)!r}, recomputed {value!r}")
     stored = {k: card["scores"].get(k) for k in fresh["scores"]}
     problems += _diff("scores", stored, fresh["scores"])
     problems += _statistics(card, path, fresh["table"])
