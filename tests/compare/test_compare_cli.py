@@ -14,9 +14,28 @@ def invoke(app, *args: str):
     return runner.invoke(app, ["compare", *args])
 
 
+def test_compact_table_one_row_per_metric_one_column_per_system(cli_app, cards) -> None:
+    """The default: systems × metrics in one table, Δ with * and the Holm p, the composite as on each card."""
+    from compare_helpers import load
+
+    result = invoke(cli_app, str(cards["a"]), str(cards["b"]), str(cards["a"]), "--bootstrap", "300")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    composite = next(line for line in lines if line.lstrip().startswith("composite"))
+    card_a, card_b = load(cards["a"]), load(cards["b"])
+    cells = composite.split("│")
+    assert cells[1].split()[0] == f"{card_a['scores']['composite']:.3f}"  # as written on the card
+    assert cells[2].split()[0] == f"{card_b['scores']['composite']:.3f}" and "*" in cells[2]
+    # the baseline against itself: no difference, p = 1.0 (sacrebleu would print 1/(B+1)), no star
+    assert cells[3].split()[1:] == ["+0.000", "1.0000"]
+    for label in ("chrF++ ↑", "TER ↓", "BLEU ↑", "exact match ↑"):
+        assert any(line.lstrip().startswith(label) for line in lines), label
+    assert "p raw" not in result.stdout  # the detail tables are behind --detail
+
+
 def test_tables_name_systems_and_read_ter_the_right_way(cli_app, cards) -> None:
     result = invoke(cli_app, str(cards["a"]), str(cards["b"]), str(cards["near_a"]), "-m", "chrf++", "-m", "ter",
-                    "-m", "composite", "--bootstrap", "300")  # fmt: skip
+                    "-m", "composite", "--bootstrap", "300", "--detail")  # fmt: skip
     assert result.exit_code == 0, result.output
     out = result.stdout
     for text in ("chrF++ (higher is better)", "TER (lower is better)", "composite (higher is better)",
@@ -38,7 +57,7 @@ def test_render_reads_direction(cards) -> None:
     result = compare([load(cards["a"]), load(cards["b"]), load(cards["near_a"])], names=["a", "b", "near_a"],
                      metrics=["ter", "chrf"], n_resamples=300)  # fmt: skip
     console = Console(width=160, record=True)
-    render(result, console)
+    render(result, console, detail=True)
     text = console.export_text()
     assert "better (lower TER)" in text
     ter_b = result.result("b", "ter")

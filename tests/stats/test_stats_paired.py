@@ -41,8 +41,11 @@ def test_bootstrap_p_value_by_hand() -> None:
 def test_ar_p_value_by_hand() -> None:
     # Not centred: |d| > 0.3 for 0.7 and 0.9.
     assert sacrebleu_ar_p_value(-0.3, np.array([0.1, -0.7, 0.3, 0.9])) == pytest.approx(3 / 5)
-    # sacrebleu's quirk: no trial difference exceeds a zero observed one, so p is the smallest.
-    assert sacrebleu_ar_p_value(0.0, np.zeros(9)) == pytest.approx(1 / 10)
+    # No difference at all: p = 1 (sacrebleu's strict > would give the smallest p, 1/10).
+    assert sacrebleu_ar_p_value(0.0, np.zeros(9)) == 1.0
+    assert sacrebleu_bootstrap_p_value(0.0, np.zeros(9)) == 1.0
+    # a zero observed difference with varying resamples is sacrebleu's formula as usual
+    assert sacrebleu_ar_p_value(0.0, np.array([0.0, 0.5, -0.5, 0.0])) == pytest.approx(3 / 5)
 
 
 # --- behaviour on real data ----------------------------------------------------------------------
@@ -50,7 +53,7 @@ def test_ar_p_value_by_hand() -> None:
 
 @pytest.mark.parametrize("metric", ["chrf", "bleu", "ter"])
 def test_system_against_itself(metric, stats_cache) -> None:
-    """sacrebleu gives identical systems p = 1/(B+1) (strict >); we keep the number, not the claim."""
+    """A system against itself: p = 1.0 (sacrebleu's strict > gives 1/(B+1)), never significant."""
     stats = stats_cache[metric, "a"]
     agg = sacre_aggregate(make_metric(metric))
     for result in (
@@ -59,7 +62,7 @@ def test_system_against_itself(metric, stats_cache) -> None:
         approximate_randomization(stats, stats, agg, n_trials=200, n_ci_resamples=0),
     ):
         assert result.delta == 0.0
-        assert result.p_value == pytest.approx(1 / 201)
+        assert result.p_value == 1.0
         assert not result.significant
     assert result.ci_lower != result.ci_lower  # NaN: no interval requested
     boot = paired_bootstrap(stats, stats, agg, n_resamples=200)

@@ -34,6 +34,7 @@ def run_compare(
     n_trials: int = AR_TRIALS,
     correction: str = "holm",
     as_json: bool = False,
+    detail: bool = False,
     console: Console | None = None,
     status: Console | None = None,
     warn_to: Console | None = None,
@@ -53,7 +54,7 @@ def run_compare(
     gc.disable()
     try:
         return _compare_and_print(cards, metrics, n_resamples, alpha, seed, method, correction, n_trials, as_json,
-                                  console, status, warn_to)  # fmt: skip
+                                  console, status, warn_to, detail)  # fmt: skip
     finally:
         if collecting:
             gc.enable()
@@ -62,7 +63,7 @@ def run_compare(
 def _compare_and_print(
     cards: Sequence[Path], metrics: list[str] | None, n_resamples: int, alpha: float, seed: int, method: Method,
     correction: str, n_trials: int, as_json: bool, console: Console | None, status: Console | None,
-    warn_to: Console | None,
+    warn_to: Console | None, detail: bool = False,
 ) -> Comparison:
     # both cards at once: reading and hashing them releases the GIL for most of the time
     with ThreadPoolExecutor(max_workers=min(4, len(cards)) or 1) as pool:
@@ -81,7 +82,7 @@ def _compare_and_print(
         # Plain print: rich would wrap long lines and colour the JSON.
         print(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
     else:
-        render(result, console or Console())
+        render(result, console or Console(), detail=detail)
     return result
 
 
@@ -114,9 +115,11 @@ def compare_command(
     trials: Annotated[int, opt("Approximate-randomisation trials (with --paired-ar).")] = AR_TRIALS,
     correction: Annotated[str, opt("Multiple-comparison correction: holm or none.")] = "holm",
     as_json: JsonOpt = False,
+    detail: Annotated[bool, opt("One table per metric with raw and adjusted p-values and the interval of Δ.",
+                                "--detail")] = False,
 ) -> None:
     run_compare(
         cards, metrics=metric or None, n_resamples=bootstrap, alpha=alpha, seed=seed, paired_ar=paired_ar,
-        n_trials=trials, correction=correction, as_json=as_json, console=out,
+        n_trials=trials, correction=correction, as_json=as_json, detail=detail, console=out,
         status=err if err.is_terminal else None, warn_to=err,
     )  # fmt: skip

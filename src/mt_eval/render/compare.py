@@ -1,4 +1,5 @@
-"""Terminal rendering of a comparison: one table per metric, then how to read the marks."""
+"""Terminal rendering of a comparison: one compact systems × metrics table (sacrebleu's layout), or
+with ``detail`` one table per metric with both p-values and intervals; then how to read the marks."""
 
 from __future__ import annotations
 
@@ -13,20 +14,29 @@ from mt_eval.comparison import COMPOSITE, Comparison, MetricSpec
 LABELS = {
     "chrf_plus_plus": "chrF++", "chrf": "chrF", "bleu": "BLEU", "ter": "TER",
     "exact_match_rate": "exact match", "length_ratio": "length ratio", COMPOSITE: "composite",
+    "fst_acceptance_rate": "FST acceptance", "orthographic_accuracy": "orthography",
+    "code_switching_rate": "code-switching", "hallucination_rate": "hallucination",
+    "compliance_index": "compliance", "compliance_index_repaired": "compliance (repaired)",
+    "equivalent_match_rate": "equivalent match", "morphological_accuracy": "morphology",
+    "terminology_adherence": "terminology", "consistency_score": "consistency",
+    "repair_effectiveness": "repair effectiveness",
 }
 TEST_NAMES = {"bootstrap": "paired bootstrap", "approx-rand": "approximate randomisation"}
 
 
-def render(result: Comparison, console: Console) -> None:
-    """One table per metric, then the legend that says how to read the marks."""
+def render(result: Comparison, console: Console, *, detail: bool = False) -> None:
+    """The compact table (or one table per metric with ``detail``), then the legend."""
     ds = result.dataset
     console.print(
         f"[bold]{len(result.systems)} systems[/bold] on {escape(str(ds.get('id', '?')))} "
         f"({ds.get('entry_count', '?')} entries, profile {result.profile}); baseline "
         f"[bold]{escape(result.baseline)}[/bold]"
     )
-    for spec in result.metrics:
-        console.print(_metric_table(result, spec))
+    if detail:
+        for spec in result.metrics:
+            console.print(_metric_table(result, spec))
+    else:
+        console.print(_compact_table(result))
     test = TEST_NAMES[result.method]
     count = f"{result.n_trials} trials" if result.method == "approx-rand" else f"{result.n_resamples} resamples"
     family = len(result.systems) - 1
@@ -42,6 +52,36 @@ def render(result: Comparison, console: Console) -> None:
         f"({result.n_resamples} resamples). Δ = system − baseline in the metric's own units.",
         highlight=False,
     )
+
+
+def _compact_table(result: Comparison) -> Table:
+    """Rows: metrics; columns: systems (a leaderboard has a few systems and many metrics). The
+    baseline shows score and interval; every other system its score, Δ with * when significant, and
+    the (Holm-adjusted) p-value, as sacrebleu's paired output does."""
+    conf = f"{100 * (1 - result.alpha):g}%"
+    table = Table(show_edge=False)
+    table.add_column("metric", no_wrap=True)
+    for system in result.systems:
+        holm = " Holm" if result.correction == "holm" and len(result.systems) > 2 else ""
+        what = f"baseline, {conf} CI" if system.name == result.baseline else f"Δ, p{holm}"
+        head = f"{escape(system.name)}\n[dim]{what}[/dim]"
+        table.add_column(head, justify="right", no_wrap=True)
+    for spec in result.metrics:
+        arrow = {True: "↑", False: "↓", None: ""}[spec.higher_is_better]
+        cells = [f"{LABELS.get(spec.id, spec.id)} {arrow}".strip()]
+        digits = 2 if spec.scale >= 10 else 3
+        for system in result.systems:
+            ci = system.scores[spec.id]
+            if system.name == result.baseline:
+                cells.append(f"{_num(ci.point, digits)} [dim]{_interval(ci.ci_lower, ci.ci_upper, digits)}[/dim]")
+                continue
+            row = result.result(system.name, spec.id)
+            delta = f"{_num(row.delta, digits, signed=True)}{'*' if row.significant else ' '}"
+            style = {"better": "green", "worse": "red"}.get(row.verdict, "") if row.significant else ""
+            delta = f"[{style}]{delta}[/{style}]" if style else delta
+            cells.append(f"{_num(ci.point, digits)} {delta} [dim]{_p(row.p_adjusted)}[/dim]")
+        table.add_row(*cells)
+    return table
 
 
 def _metric_table(result: Comparison, spec: MetricSpec) -> Table:

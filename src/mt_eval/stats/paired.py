@@ -81,17 +81,19 @@ def sacrebleu_bootstrap_p_value(observed_delta: float, resampled_deltas: np.ndar
 
     With ``d*`` the absolute score differences on the resamples, the null distribution is ``d*``
     shifted to mean zero, and ``p = (#{d* - mean(d*) > |delta|} + 1) / (B + 1)``. The ``+1`` (from
-    multeval) keeps the test from rejecting more often than ``alpha``. Beware two consequences of
-    the strict ``>`` that we reproduce rather than fix: a system compared with itself gets the
-    *smallest* p, 1/(B+1) (all centred values are 0, none exceeds 0), and for coarse, discrete
-    metrics ties with the observed difference count against the null. ``PairedResult.significant``
-    therefore also requires a non-zero delta and an interval excluding zero. Resamples where a
-    metric is undefined (NaN) are left out of both counts.
+    multeval) keeps the test from rejecting more often than ``alpha``. One departure from sacrebleu
+    (docs/decisions.md §24): when there is no difference at all (observed and every resampled
+    difference exactly 0, e.g. a system against itself) p is 1.0, where sacrebleu's strict ``>``
+    reports the *smallest* p, 1/(B+1). Everywhere else the number is sacrebleu's, including its
+    strict ``>`` for ties of coarse metrics; ``PairedResult.significant`` also requires a non-zero
+    delta and an interval excluding zero. Resamples where a metric is undefined (NaN) are left out.
     """
     sample = np.abs(np.asarray(resampled_deltas, dtype=np.float64))
     sample = sample[~np.isnan(sample)]
     if sample.size == 0 or np.isnan(observed_delta):
         return float("nan")
+    if observed_delta == 0 and not np.any(sample):
+        return 1.0  # nothing differs on any resample: no evidence of a difference whatsoever
     centred = sample - sample.mean()
     return _smoothed_p(centred, abs(observed_delta))
 
@@ -100,13 +102,15 @@ def sacrebleu_ar_p_value(observed_delta: float, trial_deltas: np.ndarray) -> flo
     """sacrebleu's approximate-randomization p-value: ``(#{|d_t| > |delta|} + 1) / (T + 1)``.
 
     Unlike the bootstrap, the trial differences are not centred: swapping outputs between the two
-    systems already simulates the null hypothesis. The same strict ``>`` as the bootstrap gives
-    identical systems p = 1/(T+1) (sacrebleu does the same).
+    systems already simulates the null hypothesis. Identical systems get p = 1.0, as in the bootstrap
+    (sacrebleu's strict ``>`` gives them 1/(T+1)).
     """
     sample = np.abs(np.asarray(trial_deltas, dtype=np.float64))
     sample = sample[~np.isnan(sample)]
     if sample.size == 0 or np.isnan(observed_delta):
         return float("nan")
+    if observed_delta == 0 and not np.any(sample):
+        return 1.0
     return _smoothed_p(sample, abs(observed_delta))
 
 
@@ -282,9 +286,7 @@ def _bootstrap_result(
 def is_significant(delta: float, p: float, lo: float, hi: float, alpha: float) -> bool:
     """Scoring Spec §8.2: p below alpha and, when an interval exists, the interval excludes zero.
 
-    A zero observed difference is never significant. sacrebleu's strict ``>`` gives identical
-    systems p = 1/(B+1) (every resampled difference is 0, none exceeds 0), a quirk we keep in the
-    p-value for fidelity but must not turn into a claim.
+    A zero observed difference is never significant (whatever p a coarse metric's ties produce).
     """
     if delta == 0 or np.isnan(p) or p >= alpha:
         return False
