@@ -51,6 +51,22 @@ class MetricContext:
     # source term -> accepted target terms (``--terminology FILE``); None: terminology metrics are null
     terminology: Mapping[str, tuple[str, ...]] | None = None
     cache: RunCache = field(default_factory=RunCache, compare=False, repr=False)
+    # False when the run was scored from references and outputs alone (``score`` without a source file):
+    # metrics that read the source (code-switching, hallucination, terminology, placeholders) are null
+    has_source: bool = True
+    # rescoring a card: the signature it recorded per metric id, so a metric whose definition changed
+    # rebuilds the card's own numbers (None: not rescoring, every metric scores its current definition)
+    recorded: Mapping[str, str | None] | None = None
+
+    def recorded_signature(self, metric_id: str) -> str | None:
+        """The signature the card being rescored recorded for ``metric_id`` (None: written before the
+        metric pinned its definition), or ``CURRENT`` when not rescoring or the card lacks the metric."""
+        if self.recorded is None or metric_id not in self.recorded:
+            return CURRENT
+        return self.recorded[metric_id]
+
+
+CURRENT = "current"
 
 
 @runtime_checkable

@@ -44,5 +44,7 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -
     translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
     source = language_card(card["dataset"]["source_language"])
-    table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms)
+    recorded = {k: v.get("signature") for k, v in (card.get("metrics") or {}).items()}
+    table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms,
+                             recorded=recorded)
     return table

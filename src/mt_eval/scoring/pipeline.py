@@ -31,16 +31,25 @@ def score_outputs(
     *,
     only: list[str] | None = None,
     terminology: Mapping[str, tuple[str, ...]] | None = None,
+    recorded: Mapping[str, str | None] | None = None,
 ) -> tuple[MetricTable, list[str]]:
     """Every applicable metric's per-entry statistics (or the ``only`` subset), and the scored outputs.
 
     A failed entry is scored as an empty output (docs/decisions.md §1): excluding it would reward
-    flaky methods.
+    flaky methods. A dataset without sources (``score`` from references and outputs alone) leaves the
+    metrics that read the source null. ``recorded``: the signatures of the card being rescored.
     """
     hypotheses = ["" if t.error else t.text for t in translations]
     errors = np.asarray([t.error is not None for t in translations], dtype=bool)
-    ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology)
+    ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology,
+                        has_source=has_sources(dataset), recorded=recorded)
     return MetricTable.compute(metrics_for(target, only), hypotheses, ctx, errors), hypotheses
+
+
+def has_sources(dataset: Dataset) -> bool:
+    """False for a dataset loaded from references alone: every entry's source is empty (a corpus or a
+    text pair with sources never has an empty one, the loaders refuse it)."""
+    return any(e.source for e in dataset.entries)
 
 
 def quality_scores(table: MetricTable, profile: str, bootstrap: BootstrapConfig,
