@@ -14,9 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from data_paths import NTREX
 from mt_eval.api import evaluate, score_predictions
+from mt_eval.cli import app
 from mt_eval.corpus import load_text_pair
 from mt_eval.methods.registry import build_method
 
@@ -31,7 +33,7 @@ def _card(dataset, texts: list[str], tmp: Path) -> dict:
     path.write_text("".join(json.dumps({"entry_id": i + 1, "predicted": t}, ensure_ascii=False) + "\n"
                             for i, t in enumerate(texts)), encoding="utf-8")
     card, _ = score_predictions(dataset, path, runs_dir=tmp / "runs", out=tmp / "card.json")
-    return card["scores"]
+    return card
 
 
 @pytest.mark.parametrize(("pair", "lang", "iso3", "other_iso3"), PAIRS, ids=[p[0] for p in PAIRS])
@@ -46,9 +48,16 @@ def test_gaming_outputs_score_below_the_real_system(tmp_path: Path, pair: str, l
     apertium, _ = evaluate(dataset, build_method(f"apertium:{pair}", dataset=dataset), runs_dir=tmp_path / "runs",
                            out=tmp_path / "apertium.json")
     real = apertium["scores"]["composite"]
-    top = _card(dataset, refs, tmp_path)["composite"]
+    top = _card(dataset, refs, tmp_path)["scores"]["composite"]
     assert top > real > 0.5, (top, real)
     for name, make in ADVERSARIAL.items():
-        scores = _card(dataset, make(src, refs, other), tmp_path)
+        card = _card(dataset, make(src, refs, other), tmp_path)
+        scores = card["scores"]
         assert scores["composite"] < real, (name, scores["composite"], real)
         assert scores["quality_tier"] in ("emerging", "baseline"), (name, scores["composite"])
+        flagged = any(w.startswith("omissions:") for w in card["warnings"])
+        assert flagged == (name in ("truncated to half", "every second word dropped", "empty output")) or (
+            name == "one constant sentence"), (name, card["warnings"])  # a short constant sentence is short too
+    assert list(ADVERSARIAL)[-1] == "hallucinated fluent paragraph"  # the last card written: 3× too long
+    shown = CliRunner().invoke(app, ["show", str(tmp_path / "card.json")], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0 and "additions: the outputs are" in shown.stdout

@@ -16,7 +16,7 @@ from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_hash, seal, sha256_text
-from mt_eval.scoring.composite import DEFAULT_RULE, cost_adjusted, effective_weights
+from mt_eval.scoring.composite import DEFAULT_RULE, cost_adjusted, effective_weights, length_warnings
 from mt_eval.scoring.economics import cost_block, speed_block, tokens_block, total_usage, totals_block
 from mt_eval.scoring.pipeline import quality_scores, score_outputs
 from mt_eval.scoring.scores import MetricTable
@@ -231,7 +231,8 @@ def build_card_with_statistics(
             for m in table.metrics.values()
         },
         "environment": environment.capture(),
-        "warnings": list(dict.fromkeys([*target.warnings, *source.warnings, *run.warnings])),
+        "warnings": list(dict.fromkeys([*target.warnings, *source.warnings, *run.warnings,
+                                        *length_warnings(scores, table.entry_values("length_ratio"))])),
         "results": _results(dataset, translations, hyps, table, target),
         "run_card_hash": "",
     }

@@ -58,6 +58,27 @@ def effective_weights(available: set[str], profile: str) -> dict[str, float]:
     return {m: w / total for m, w in weights.items()} if total > 0 else {}
 
 
+OMISSION_RATIO = 0.8  # output this much shorter than the reference, in characters: content is missing
+ADDITION_RATIO = 1.25  # this much longer: content was added (or repeated)
+
+
+def length_warnings(scores: Mapping[str, object], per_entry: np.ndarray | None) -> list[str]:
+    """Omissions and additions, said in words on the card (truncated or thinned-out output keeps a high
+    chrF++ on what it does say; the length ratio is what shows it)."""
+    ratio = scores.get("length_ratio")
+    if not isinstance(ratio, float) or scores.get("evaluated") == 0:
+        return []
+    short = int(np.sum(per_entry < 0.5)) if per_entry is not None else 0
+    n = len(per_entry) if per_entry is not None else 0
+    if ratio < OMISSION_RATIO:
+        return [f"omissions: the outputs are {ratio:.0%} of the references' length in characters (length_ratio "
+                f"{ratio:.2f} < {OMISSION_RATIO}); {short} of {n} entries are under half their reference's length"]
+    if ratio > ADDITION_RATIO:
+        return [f"additions: the outputs are {ratio:.0%} of the references' length in characters (length_ratio "
+                f"{ratio:.2f} > {ADDITION_RATIO})"]
+    return []
+
+
 def composite_rule(card: Mapping[str, object]) -> str:
     """The rule a card was scored with: its ``composite_rule``, or the spec's for cards written before it."""
     rule = card.get("composite_rule")
