@@ -74,7 +74,7 @@ def evaluate(
     compares its own with it and refuses a difference (``engine/session.check_resume``), never
     takes options from the file. Ctrl-C raises :class:`RunInterrupted`.
     A target card that declares an analyser this machine lacks stops the run *before* translating
-    (DESIGN decision 8) unless ``skip_analyser``, which scores profile B and is recorded on the card.
+    (docs/decisions.md §19) unless ``skip_analyser``, which scores profile B and is recorded on the card.
     """
     from mt_eval.analyzers.registry import require_analyser
     from mt_eval.languages.card import without_analyser

@@ -1,4 +1,4 @@
-"""Batched answers are verified per entry id (DESIGN decision 7); prompts keep references out."""
+"""Batched answers are verified per entry id (docs/decisions.md §18); prompts keep references out."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ def test_card_validates_and_counts_errors(sealed):
     for planned in ("semantic_score", "equivalent_match_rate"):  # no embeddings, no variants in NTREX
         assert planned in s and s[planned] is None
     assert s["composite"] is not None and s["quality_tier"] != "unscored"
-    # the Spanish card declares Apertium's analyser, so profile A (DESIGN decision 8)
+    # the Spanish card declares Apertium's analyser, so profile A (docs/decisions.md §19)
     assert card["profile"] == "A" and 0.9 < s["fst_acceptance_rate"] <= 1 and card["fst_version"]
     assert card["results"][0]["fst_analysis"] and card["results"][1]["fst_accepted"] is None
     assert set(s["by_difficulty"]) == {"3"} and s["by_difficulty"]["3"]["total"] == N

@@ -3,7 +3,7 @@
 A word is analysed once per process: analysers are long-lived subprocesses fed many words per
 round trip, and every answer is memoised, so warm throughput is a dictionary lookup. A card that
 names an analyser this machine lacks is a ``UserError`` that says how to install it or to pass
-``--skip-analyser`` (DESIGN decision 8) — never a silent switch to profile B.
+``--skip-analyser`` (docs/decisions.md §19) — never a silent switch to profile B.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class Analyser(ABC):
         return found if found is not None else self.analyse_many([word])[word]
 
     def accepts(self, word: str, sentence_initial: bool = False) -> bool:
-        """Accepted as written, or (sentence-initial capital) in lower case (DESIGN decision 2)."""
+        """Accepted as written, or (sentence-initial capital) in lower case (docs/decisions.md §16)."""
         if self.analyse(word):
             return True
         return sentence_initial and word[:1].isupper() and bool(self.analyse(word[:1].lower() + word[1:]))

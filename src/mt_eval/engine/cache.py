@@ -1,4 +1,4 @@
-"""SQLite cache of LLM responses (DESIGN decision 6).
+"""SQLite cache of LLM responses (docs/decisions.md §17).
 
 The key is a SHA-256 over everything that can change the answer: provider and base URL, model,
 the full message list (system prompt, coaching and the entry text), temperature, seed, max tokens

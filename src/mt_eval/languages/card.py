@@ -55,7 +55,7 @@ class LanguageCard:
 
     @property
     def profile(self) -> str:
-        """Profile A exactly when the card declares an analyser (DESIGN decision 8)."""
+        """Profile A exactly when the card declares an analyser (docs/decisions.md §19)."""
         return "A" if self.analyser else "B"
 
     @property

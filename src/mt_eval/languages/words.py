@@ -1,8 +1,8 @@
 """Word tokenisation and script detection by language card.
 
 Word-level metrics (FST acceptance, code-switching, orthography, hallucination) must agree on what
-a word is, so they all use ``words(text, card)``: punctuation and numbers are not words (DESIGN
-decision 2), an apostrophe or hyphen inside a word keeps it whole, and a word at the start of a
+a word is, so they all use ``words(text, card)``: punctuation and numbers are not words
+(docs/decisions.md §16), an apostrophe or hyphen inside a word keeps it whole, and a word at the start of a
 sentence is flagged so an analyser may retry it in lower case.
 
 Speed: scoring tokenises every output several times over and corpora repeat their vocabulary, so

@@ -76,7 +76,7 @@ class Translation:
 
 @dataclass(frozen=True)
 class MethodIdentity:
-    """What the card and fingerprint record about a method (DESIGN decision 4)."""
+    """What the card and fingerprint record about a method (docs/decisions.md §4)."""
 
     name: str
     method_class: MethodClass

@@ -1,4 +1,4 @@
-"""Verify a batched answer entry by entry (DESIGN decision 7).
+"""Verify a batched answer entry by entry (docs/decisions.md §18).
 
 The model was asked for ``{"translations": [{"id", "translation"}]}``. Whatever it returned, each
 requested id ends up either *accepted* (exactly one string answer under that id, whose ``start``

@@ -3,7 +3,7 @@
 The system prompt is the same for every entry of a run (it is recorded on the card with its
 SHA-256), so per-entry hints (register, context) travel in the user message. A batched request
 carries its entries as JSON keyed by entry id and asks for JSON back, so the answer can be checked
-entry by entry (DESIGN decision 7) instead of being split on line breaks and trusted.
+entry by entry (docs/decisions.md §18) instead of being split on line breaks and trusted.
 """
 
 from __future__ import annotations

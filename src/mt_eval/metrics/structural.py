@@ -1,7 +1,7 @@
 """Structural metrics (Scoring Spec §2.2): FST acceptance, morphological and orthographic accuracy.
 
 All three are word-level rates, so their statistics are (numerator, denominator) per entry and
-CIs and paired tests work unchanged. FST acceptance counts words (DESIGN decision 2): the corpus
+CIs and paired tests work unchanged. FST acceptance counts words (docs/decisions.md §16): the corpus
 value is accepted / analysed words; punctuation and numbers are not words; a sentence-initial
 capital is retried in lower case.
 """
@@ -24,7 +24,7 @@ from mt_eval.metrics.rates import RateMetric, RatioMetric
 
 
 def _retry_form(word: Word) -> str | None:
-    """The lower-cased form a rejected sentence-initial capital is retried as (DESIGN decision 2)."""
+    """The lower-cased form a rejected sentence-initial capital is retried as (docs/decisions.md §16)."""
     return word.text[:1].lower() + word.text[1:] if word.sentence_initial and word.text[:1].isupper() else None
 
 

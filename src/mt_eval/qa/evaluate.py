@@ -9,7 +9,7 @@ of its resamples alike. Paired tests against the baseline are Holm-corrected acr
 one family per metric, with the §8.2 significance rule, exactly as ``mt-eval compare`` does.
 
 A gold question without a prediction is scored as an empty answer (EM 0, F1 0) and counted as
-missing — leaving it out would reward systems that skip hard questions (DESIGN decision 1).
+missing — leaving it out would reward systems that skip hard questions (docs/decisions.md §1).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class MethodConfig(_Open):
 
 
 class MethodInfo(_Open):
-    """Method identity (DESIGN decision 4): what was run, in enough detail to run it again."""
+    """Method identity (docs/decisions.md §4): what was run, in enough detail to run it again."""
 
     name: str
     method_class: str

@@ -1,4 +1,4 @@
-"""Fingerprint (Benchmark Spec §3.8, DESIGN decision 4) and run_card_hash (Run Card Spec).
+"""Fingerprint (Benchmark Spec §3.8, docs/decisions.md §4) and run_card_hash (Run Card Spec).
 
 Fingerprint: SHA-256 over the components sorted by name, each written ``name=<JSON value>`` on
 its own line. The components are stored on the card so anyone can recompute it.

@@ -155,7 +155,7 @@ def tier_label(tier: str, reviewed: bool = False) -> str:
 
 
 def cost_adjusted(score: float | None, cost_per_entry_usd: float | None) -> float | None:
-    """§6.3 with the denominator floored at 1 (DESIGN decision 3); None when cost is 0 or unknown."""
+    """§6.3 with the denominator floored at 1 (docs/decisions.md §3); None when cost is 0 or unknown."""
     if score is None or not cost_per_entry_usd:
         return None
     return score / max(1.0, float(np.log2(1 + cost_per_entry_usd * 1000)))

@@ -9,7 +9,7 @@ slower at 10,000 entries.
 
 The counts are drawn once per run and shared by every metric *and* the composite. That is what
 makes the composite's interval honest: the composite of resample ``b`` is the composite function
-applied to the metric values of that same resample ``b`` (DESIGN.md "Composite"), never a
+applied to the metric values of that same resample ``b`` (docs/statistics.md), never a
 combination of separately computed metric intervals.
 
 Resamples are drawn exactly as sacrebleu draws them (``default_rng(seed).choice(n, (B, n))``), so
