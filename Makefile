@@ -43,7 +43,7 @@ lint: deps
 	$(VENV)/bin/mypy
 
 bench: deps
-	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	@for b in benchmarks/bench_*.py benchmarks/adversarial.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
