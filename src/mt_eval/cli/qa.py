@@ -16,12 +16,13 @@ from typing import Annotated
 import typer
 
 from mt_eval.cli.common import BOOTSTRAP, AlphaOpt, SeedOpt, sub_app
+from mt_eval.cli.common import out as out_console
 from mt_eval.errors import UserError
 from mt_eval.qa.card import build_card
 from mt_eval.qa.metrics import DEFAULT_RLC_THRESHOLD
 from mt_eval.qa.report import CORRECTIONS, Correction, QAReport, metrics_document, per_sample_rows
 from mt_eval.qa.run import JudgeConfig, RunOptions, parse_system_spec, run_qa
-from mt_eval.render.qa import format_statistics, format_summary, warnings
+from mt_eval.render.qa import format_summary, statistics_tables, warnings
 from mt_eval.runcard.io import write_card
 from mt_eval.stats.config import BootstrapConfig
 
@@ -90,7 +91,8 @@ def _emit(report: QAReport, out: Path | None, per_sample: Path | None, card: Pat
     for line in warnings(report):
         typer.echo(line, err=True)
     typer.echo(format_summary(report))
-    typer.echo(format_statistics(report))
+    for table in statistics_tables(report):
+        out_console.print(table)
     if card is None and out is not None:
         card = out.with_name("qa_card.json")
     try:

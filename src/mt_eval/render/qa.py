@@ -2,13 +2,16 @@
 
 The spec's block (80 ``=``, a title, one ``name | EM=… | F1=… | …`` line per system) is printed
 verbatim; the harness's additions — bootstrap CIs and Holm-corrected paired tests — follow it as
-separate blocks so the spec's lines stay exactly as specified and machine-greppable. Plain strings,
-not rich tables: rich would wrap the long spec lines on a narrow terminal.
+separate rich tables so the spec's lines stay exactly as specified and machine-greppable (the spec
+block is a plain string: rich would wrap its long lines on a narrow terminal).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from rich.markup import escape
+from rich.table import Table
 
 from mt_eval.qa.report import QAReport, coverage
 
@@ -51,35 +54,44 @@ def format_summary(report: QAReport) -> str:
     return "\n".join(lines)
 
 
-def format_statistics(report: QAReport) -> str:
-    """Bootstrap CIs per system and, when there is a baseline, paired tests against it.
+def statistics_tables(report: QAReport) -> list[Table]:
+    """Bootstrap CIs per system and, when there is a baseline, paired tests against it, as rich tables
+    (systems × metrics) like every other command's.
 
     With Holm (the default) ``p`` is the adjusted p-value and ``*`` its §8.2 verdict; the raw
-    p-value is in metrics.json. The header says which, and across how many systems.
+    p-value is in metrics.json. The title says which, and across how many systems.
     """
     cfg = report.config.get("bootstrap", {})
     level = round(100 * (1 - float(cfg.get("alpha", 0.05))))
-    width = _width(report)
-    lines = [f"{level}% bootstrap CIs ({cfg.get('n_resamples')} resamples, seed {cfg.get('seed')})"]
-    for name, cis in report.confidence_intervals.items():
-        cells = [f"{_LABELS[m]} [{c['ci_lower']:.3f}, {c['ci_upper']:.3f}]" for m, c in cis.items()]
-        lines.append(" | ".join([_name(name, width), *cells]))
+    tables = []
+    cis = Table(title=f"{level}% bootstrap CIs ({cfg.get('n_resamples')} resamples, seed {cfg.get('seed')})",
+                title_justify="left", show_edge=False)
+    cis.add_column("system")
+    metrics = list(next(iter(report.confidence_intervals.values()), {}))
+    for m in metrics:
+        cis.add_column(_LABELS[m], justify="right", no_wrap=True)
+    for name, per_metric in report.confidence_intervals.items():
+        cis.add_row(escape(name), *(f"[{c['ci_lower']:.3f}, {c['ci_upper']:.3f}]" for c in per_metric.values()))
+    tables.append(cis)
     if report.paired_tests and report.baseline is not None:
         family = len(report.paired_tests)
         if report.correction == "holm":
             how = f"p Holm-adjusted across {family} system{'s' if family > 1 else ''} per metric"
         else:
             how = "p not corrected for multiple comparisons"
-        lines.append(f"Paired bootstrap vs {report.baseline.name} (delta [{level}% CI] p; {how}; * significant)")
+        paired = Table(title=f"Paired bootstrap vs {escape(report.baseline.name)} (delta [{level}% CI] p; {how}; "
+                             "* significant)", title_justify="left", show_edge=False)
+        paired.add_column("system")
         key = "p_adjusted" if report.correction == "holm" else "p_value"
+        tested = list(next(iter(report.paired_tests.values()), {}))
+        for m in tested:
+            paired.add_column(_LABELS[m], justify="right", no_wrap=True)
         for name, tests in report.paired_tests.items():
-            cells = [
-                f"{_LABELS[m]} {t['delta']:+.3f} [{t['ci_lower']:+.3f}, {t['ci_upper']:+.3f}] "
-                f"p={t[key]:.3f}{' *' if t['significant'] else ''}"
-                for m, t in tests.items()
-            ]
-            lines.append(" | ".join([_name(name, width), *cells]))
-    return "\n".join(lines)
+            paired.add_row(escape(name), *(
+                f"{t['delta']:+.3f}{'*' if t['significant'] else ' '} [{t['ci_lower']:+.3f}, {t['ci_upper']:+.3f}] "
+                f"p={t[key]:.3f}" for t in tests.values()))
+        tables.append(paired)
+    return tables
 
 
 def warnings(report: QAReport) -> list[str]:
