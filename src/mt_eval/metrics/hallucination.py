@@ -28,87 +28,40 @@ null) are rescored with the word-level rate they were written with (``hallucinat
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from difflib import SequenceMatcher
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from mt_eval.analyzers.base import Analyser
-from mt_eval.analyzers.lttoolbox import NullFlushProcess, escape, parse_units
 from mt_eval.analyzers.registry import analyser_for
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.hallucination_v1 import word_level_statistics
+from mt_eval.metrics.lexicon import (
+    CONTENT_TAGS,
+    BilingualLexicon,
+    analyses_of,
+    first_tag,
+    lemma_of,
+    lexicon_for,
+    shared_lexicon,
+)
 from mt_eval.metrics.rates import RatioMetric
 
 VERSION = "2"
 ENTRY_THRESHOLD = 0.8  # share of unsupported content words that makes an output hallucinated
 MIN_UNSUPPORTED = 2  # and at least this many: one unknown word never condemns a short line
 COGNATE_SIMILARITY = 0.75  # difflib ratio of accent-folded strings
-CONTENT_TAGS = ("n", "vblex", "adj", "adv")
 # closed classes (Apertium tags): a word with any such reading is a function word
 CLOSED_TAGS = frozenset({"det", "prn", "pr", "cnjcoo", "cnjsub", "cnjadv", "vbser", "vbhaver", "vbmod", "vaux",
                          "num", "rel", "preadv", "predet", "ij"})
 CLOSED_SUBTAGS = ("<pos>", "<dem>", "<qnt>", "<itg>", "<rel>")
-# the bilingual dictionary matches tags as a prefix: lemma<pos> alone misses entries that need gender
-# (miembro<n><mf>) or degree (new<adj><sint>), so these are tried too
-_QUERY_TAGS = ("", "<m>", "<f>", "<mf>", "<nt>", "<GD>", "<sint>", "<pron>")
-
-
-def _lemma(analysis: str) -> str:
-    return analysis.split("<", 1)[0].split("+", 1)[0].casefold()
-
-
-def _first_tag(analysis: str) -> str:
-    return analysis.split("<", 2)[1].rstrip(">") if "<" in analysis else ""
 
 
 def fold(text: str) -> str:
     """Case and accents folded: ``económico`` and ``economic`` compare as plain letters."""
     return "".join(c for c in unicodedata.normalize("NFD", text.casefold()) if not unicodedata.combining(c))
-
-
-class BilingualLexicon:
-    """Source analysis → target lemmas through ``lt-proc -b -z`` with memoisation."""
-
-    def __init__(self, path: str) -> None:
-        self.process = NullFlushProcess(["lt-proc", "-b", "-z", path])
-        self._memo: dict[str, frozenset[str]] = {}
-
-    def translate(self, analyses: Sequence[str]) -> dict[str, frozenset[str]]:
-        todo = [a for a in dict.fromkeys(analyses) if a not in self._memo]
-        for start in range(0, len(todo), 500):
-            chunk = todo[start:start + 500]
-            query = "\n".join("^" + _tag_escape(a) + "$" for a in chunk) + "\n"
-            lines = self.process.request(query).split("\n")
-            for i, analysis in enumerate(chunk):
-                units = parse_units(lines[i]) if i < len(lines) else []
-                self._memo[analysis] = frozenset(_lemma(t) for _, ts in units for t in ts)
-        return {a: self._memo[a] for a in analyses}
-
-    def lemmas(self, analyses: Iterable[str]) -> set[str]:
-        """Every target lemma the dictionary gives for these analyses' lemmas and parts of speech."""
-        queries = [f"{a.split('<', 1)[0]}<{tag}>{extra}"
-                   for a in analyses if (tag := _first_tag(a)) for extra in _QUERY_TAGS]
-        return set().union(*self.translate(queries).values()) if queries else set()
-
-
-def _tag_escape(analysis: str) -> str:
-    lemma, sep, tags = analysis.partition("<")
-    return escape(lemma) + sep + tags
-
-
-@lru_cache(maxsize=8)
-def _lexicon(path: str) -> BilingualLexicon:
-    return BilingualLexicon(path)
-
-
-def lexicon_for(target: LanguageCard, source: LanguageCard) -> BilingualLexicon | None:
-    spec = target.lexicon_from(source.code)
-    if not spec or not source.analyser or not target.analyser or not Path(spec.partition(":")[2]).is_file():
-        return None  # no dictionary for this pair (or its package is not installed): null, never a guess
-    return _lexicon(spec.partition(":")[2])
 
 
 def reverse_path(path: str) -> str | None:
@@ -126,20 +79,13 @@ def reverse_path(path: str) -> str | None:
 def reverse_lexicon_for(target: LanguageCard, source: LanguageCard) -> BilingualLexicon | None:
     spec = target.lexicon_from(source.code)
     back = reverse_path(spec.partition(":")[2]) if spec else None
-    return _lexicon(back) if back else None
-
-
-def analyses_of(analyser: Analyser, texts: list[str]) -> dict[str, tuple[str, ...]]:
-    """Each word's analyses, or its lower-case form's when it has none: two analyser batches."""
-    first = analyser.analyse_many(texts)
-    retried = analyser.analyse_many(t.lower() for t, found in first.items() if not found)
-    return {t: found or retried[t.lower()] for t, found in first.items()}
+    return shared_lexicon(back) if back else None
 
 
 def is_content(analyses: tuple[str, ...]) -> bool:
     """A noun, lexical verb, adjective or adverb first, and no closed-class reading at all."""
-    return bool(analyses) and _first_tag(analyses[0]) in CONTENT_TAGS and not any(
-        _first_tag(a) in CLOSED_TAGS or any(t in a for t in CLOSED_SUBTAGS) for a in analyses)
+    return bool(analyses) and first_tag(analyses[0]) in CONTENT_TAGS and not any(
+        first_tag(a) in CLOSED_TAGS or any(t in a for t in CLOSED_SUBTAGS) for a in analyses)
 
 
 def similar(a: str, b: str) -> bool:
@@ -156,12 +102,12 @@ class SourceSupport:
 
     def __init__(self, words: list[str], analyses: list[str], forward: BilingualLexicon) -> None:
         parts = [p for a in analyses for p in a.split("+")]  # didn't → do + not
-        self.lemmas = {_lemma(p) for p in parts} | {w.casefold() for w in words}
+        self.lemmas = {lemma_of(p) for p in parts} | {w.casefold() for w in words}
         self.translations = forward.lemmas(parts)
         self.folded = {fold(x) for x in self.lemmas}
 
     def supports(self, form: str, analyses: tuple[str, ...], back: set[str]) -> bool:
-        lemmas = {_lemma(a) for a in analyses}
+        lemmas = {lemma_of(a) for a in analyses}
         if lemmas & self.translations or back & self.lemmas:
             return True
         return any(similar(c, s) for c in {fold(form)} | {fold(x) for x in lemmas} for s in self.folded)
@@ -190,6 +136,7 @@ class HallucinationRate(RatioMetric):
     higher_is_better = False
     cost = 1.5  # English analyses, both dictionaries and the cognate check on top of the shared analyses
     shares_analyses = True
+    reads_source = True
 
     def signature(self, target: LanguageCard) -> str | None:
         """Pins the definition: cards without it were scored with the word-level rate (v1)."""
@@ -201,8 +148,6 @@ class HallucinationRate(RatioMetric):
         if lexicon is None or not ctx.has_source:
             return np.zeros((len(hypotheses), 2))
         if ctx.recorded_signature(self.id) is None:
-            from mt_eval.metrics.hallucination_v1 import word_level_statistics
-
             return word_level_statistics(hypotheses, ctx, lexicon)
         src_an, tgt_an = analyser_for(ctx.source), analyser_for(ctx.target)
         assert src_an is not None and tgt_an is not None

@@ -16,7 +16,7 @@ import numpy as np
 
 from mt_eval.analyzers.registry import analyser_for
 from mt_eval.metrics.base import MetricContext
-from mt_eval.metrics.hallucination import CONTENT_TAGS, BilingualLexicon, _first_tag, _lemma, analyses_of
+from mt_eval.metrics.lexicon import CONTENT_TAGS, BilingualLexicon, analyses_of, first_tag, lemma_of
 
 
 def word_level_statistics(hypotheses: Sequence[str], ctx: MetricContext, lexicon: BilingualLexicon) -> np.ndarray:
@@ -32,7 +32,7 @@ def word_level_statistics(hypotheses: Sequence[str], ctx: MetricContext, lexicon
         supported_by[text] = (supported, {w.text.casefold() for w in ws})
     tokenised = [ctx.cache.words(h, ctx.target) for h in hypotheses]
     tgt_analyses = analyses_of(tgt_an, [w.text for ws in tokenised for w in ws])
-    content = {t: frozenset(_lemma(a) for a in found) if found and _first_tag(found[0]) in CONTENT_TAGS else None
+    content = {t: frozenset(lemma_of(a) for a in found) if found and first_tag(found[0]) in CONTENT_TAGS else None
                for t, found in tgt_analyses.items()}
     rows = []
     for entry, ws in zip(ctx.entries, tokenised, strict=True):
