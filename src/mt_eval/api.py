@@ -19,6 +19,7 @@ from mt_eval.runcard.io import load_card, write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
 from mt_eval.runcard.statistics import sidecar_name
 from mt_eval.scoring.intervals import BootstrapConfig
+from mt_eval.scoring.pipeline import source_warnings
 
 __all__ = ["RunInterrupted", "evaluate", "load_card", "score_predictions"]
 
@@ -122,7 +123,8 @@ def evaluate(
     finally:
         if journal is not None:
             journal.close()
-    warnings = list(method.warnings)  # a resumed run's elapsed covers every session (engine/journal.py)
+    # a resumed run's elapsed covers every session (engine/journal.py)
+    warnings = [*method.warnings, *source_warnings(dataset, target, source)]
     sources = {t.extra.get("cost_source", "none") for t in translations if t.error is None}
     cost_known = None not in sources and "unknown" not in sources
     info = RunInfo(run_id, timestamp, elapsed, condition, selection=selection or {}, warnings=warnings,

@@ -145,7 +145,9 @@ def bootstrap_config(n: int, alpha: float, seed: int) -> BootstrapConfig:
 # Corpus input, shared by run, score and validate.
 CorpusOpt = Annotated[Path | None, opt("Corpus file (.json, .jsonl, .tsv).", "--corpus", "-c")]
 SrcFileOpt = Annotated[Path | None, opt("Plain-text sources, one segment per line.")]
-RefFileOpt = Annotated[Path | None, opt("Plain-text references aligned with --source-file.")]
+RefFileOpt = Annotated[list[Path] | None, opt(
+    "Plain-text references, one segment per line; repeat for several references per segment (sacrebleu's "
+    "multiple references: chrF/chrF++/BLEU/TER score against all of them).")]
 SrcLangOpt = Annotated[str | None, opt("Source language (BCP-47), for .jsonl/.tsv/text pairs.")]
 TgtLangOpt = Annotated[str | None, opt("Target language (BCP-47), for .jsonl/.tsv/text pairs.")]
 LangPairOpt = Annotated[str | None, opt("Language pair SRC-TGT, e.g. en-es (sacrebleu's -l): sets --source-lang "

@@ -49,25 +49,40 @@ from mt_eval.stats.config import BootstrapConfig
 
 
 def load_selection(
-    corpus: Path | None, source_file: Path | None, reference_file: Path | None,
+    corpus: Path | None, source_file: Path | None, reference_files: list[Path] | None,
     source_lang: str | None, target_lang: str | None,
     segment: str | None = None, ids: str | None = None, difficulty: str | None = None,
+    *, need_source: bool = True,
 ) -> tuple[Any, Any, dict[str, Any]]:
     """(full dataset, selected dataset, selection); methods are built on the full corpus so that
-    a plain-text predictions file stays aligned with corpus order whatever is selected."""
+    a plain-text predictions file stays aligned with corpus order whatever is selected.
+
+    ``need_source`` False (``score``): references alone are a dataset, as sacrebleu scores them; the
+    source language is then optional ("und") and the metrics that read the source are null."""
     from mt_eval.corpus import load_corpus, load_text_pair, select_entries
+    from mt_eval.languages.card import UNDETERMINED
 
     if corpus is not None:
         dataset = load_corpus(corpus, source_lang=source_lang, target_lang=target_lang)
-    elif source_file and reference_file:
-        if not (source_lang and target_lang):
-            raise UserError("--source-file/--reference-file need --source-lang and --target-lang")
-        dataset = load_text_pair(source_file, reference_file, source_lang, target_lang)
+    elif reference_files and (source_file or not need_source):
+        if not target_lang or (source_file and not source_lang):
+            raise UserError("--source-file/--reference-file need --source-lang and --target-lang (-l SRC-TGT)"
+                            if source_file else "--reference-file without --source-file needs --target-lang")
+        dataset = load_text_pair(source_file, reference_files, source_lang or UNDETERMINED, target_lang)
     else:
-        raise UserError("give --corpus FILE, or --source-file and --reference-file")
+        raise UserError("give --corpus FILE, or --source-file and --reference-file"
+                        + ("" if need_source else " (or --reference-file alone)"))
     selection = {k: v for k, v in {"segment": segment, "ids": ids, "difficulty": difficulty}.items() if v}
     selected = select_entries(dataset, segment=segment, ids=ids, difficulty=difficulty) if selection else dataset
     return dataset, selected, selection
+
+
+def reference_paths(paths: list[Path] | None) -> str | list[str] | None:
+    """How the journal records --reference-file: one path as a string (as before it was repeatable), so a
+    run started before resumes; several as a list."""
+    if not paths:
+        return None
+    return str(paths[0]) if len(paths) == 1 else [str(p) for p in paths]
 
 
 def warn_language_cards(dataset: Any) -> None:
@@ -192,7 +207,7 @@ def run(
            "timeout_s": timeout, "cache_path": None if no_cache else str(cache),
            "pricing_file": path_str(pricing), "validator": validator, "fst_retries": fst_retries}
     inv: dict[str, Any] = {"method": method, "corpus": path_str(corpus), "source_file": path_str(source_file),
-           "reference_file": path_str(reference_file), "source_lang": source_lang, "target_lang": target_lang,
+           "reference_file": reference_paths(reference_file), "source_lang": source_lang, "target_lang": target_lang,
            "segment": segment, "ids": ids, "difficulty": difficulty, "condition": condition,
            "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
            "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology)}}
@@ -201,7 +216,9 @@ def run(
 
         check_resume(resume, inv)  # a difference is refused, naming the flag; the journal is never followed
     p = lambda key: Path(inv[key]) if inv.get(key) else None  # noqa: E731
-    full, dataset, selection = load_selection(p("corpus"), p("source_file"), p("reference_file"),
+    refs = inv.get("reference_file")
+    full, dataset, selection = load_selection(p("corpus"), p("source_file"),
+                                              [Path(r) for r in ([refs] if isinstance(refs, str) else refs or [])],
                                               inv.get("source_lang"), inv.get("target_lang"), inv.get("segment"),
                                               inv.get("ids"), inv.get("difficulty"))
     _evaluate(full, dataset, inv["method"], inv["condition"], Path(inv["runs_dir"]), p("out"), selection,
@@ -231,10 +248,12 @@ def score(
       mt-eval score --source-file src.txt --reference-file ref.txt -l en-es --predictions hyp.txt -o card.json
 
       mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --system my-nmt -o my-nmt.json
+
+      mt-eval score --reference-file ref1.txt --reference-file ref2.txt --target-lang es -p hyp.txt
     """
     source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
-                                              segment, ids, difficulty)
+                                              segment, ids, difficulty, need_source=False)
     if system is not None and (not system.strip() or not system.isprintable()):
         raise UserError("--system needs a printable, non-empty name", field="system")
     from mt_eval.methods.predictions import PredictionsMethod

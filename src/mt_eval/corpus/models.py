@@ -7,8 +7,9 @@ time with a located error, never half-way through a paid run.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Segment(StrEnum):
@@ -44,7 +45,12 @@ class Context(StrEnum):
 
 
 class Entry(BaseModel):
-    """One translation challenge. ``variants`` are accepted alternative references."""
+    """One translation challenge. ``variants`` are accepted alternative forms (equivalent match only).
+
+    ``references`` holds every reference when an entry has several (sacrebleu's multiple reference
+    streams: chrF/chrF++/BLEU/TER score against all of them, docs/decisions.md §26), ``reference`` being
+    the first; a corpus entry may give ``references`` alone. Empty for the ordinary single reference.
+    """
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -62,6 +68,29 @@ class Entry(BaseModel):
     variants: list[str] = Field(default_factory=list)
     # Legacy harness difficulty label (easy/medium/hard) kept verbatim when it was mapped.
     difficulty_label: str | None = None
+    references: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reference_from_references(cls, data: Any) -> Any:
+        """``references`` alone names the first reference too."""
+        if isinstance(data, dict) and "reference" not in data and isinstance(data.get("references"), list) \
+                and data["references"] and isinstance(data["references"][0], str):
+            return {**data, "reference": data["references"][0]}
+        return data
+
+    @model_validator(mode="after")
+    def _first_reference(self) -> Entry:
+        if self.references and self.references[0] != self.reference:
+            raise ValueError("references[0] must be the reference (or give references alone)")
+        if any(not r.strip() for r in self.references):
+            raise ValueError("references must not contain an empty reference")
+        return self
+
+    @property
+    def all_references(self) -> list[str]:
+        """Every reference of the entry, the first being ``reference``."""
+        return self.references or [self.reference]
 
 
 class DatasetInfo(BaseModel):

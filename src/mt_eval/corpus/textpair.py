@@ -5,11 +5,17 @@ conversion. Line *i* of both files is entry id *i* (from 1). Lines end at ``\\n`
 trailing ``\\r`` is dropped): ``str.splitlines`` would also split at U+2028 or form feeds inside
 a sentence and silently misalign the two files.
 
-SHA-256 rule: a run card has one ``dataset.sha256`` but a text pair is two files, so the hash is
-``sha256(hex(sha256(source_bytes)) + hex(sha256(reference_bytes)))``: the lowercase hex digests
-of the two files' raw bytes, concatenated (source first) as ASCII, hashed again. It changes when
-either file changes and when the files are swapped, and anyone can recompute it with
-``sha256sum``.
+Several reference files (``--reference-file`` repeated) give each entry every reference, line *i*
+of each file (``Entry.references``); sacrebleu's metrics then score against all of them. Without a
+source file (``score`` from references and outputs alone, as sacrebleu is used) every source is
+empty and the metrics that read the source are null.
+
+SHA-256 rule: a run card has one ``dataset.sha256`` but a text pair is two files or more, so the hash
+is ``sha256(hex(sha256(source_bytes)) + hex(sha256(reference_bytes)) + ...)``: the lowercase hex
+digests of the files' raw bytes, concatenated (source first, references in the order given) as
+ASCII, hashed again; without a source the text hashed starts with ``no-source:`` instead of the
+source digest. It changes when any file changes and when files are swapped, and anyone can
+recompute it with ``sha256sum``. One source and one reference hash as they always have.
 
 Every entry gets ``provenance: corpus`` (extracted from a parallel corpus, Benchmark Spec §2.5)
 and the default segment ``development``.
@@ -17,6 +23,7 @@ and the default segment ``development``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from mt_eval.corpus.building import LanguageArgs, build_info, finish
@@ -25,9 +32,10 @@ from mt_eval.corpus.problems import Problems, decode_utf8, read_bytes, sha256_by
 from mt_eval.errors import CorpusError, UserError
 
 
-def text_pair_sha256(source_bytes: bytes, reference_bytes: bytes) -> str:
+def text_pair_sha256(source_bytes: bytes | None, *reference_bytes: bytes) -> str:
     """The dataset hash of a text pair (rule in the module docstring)."""
-    combined = sha256_bytes(source_bytes) + sha256_bytes(reference_bytes)
+    head = sha256_bytes(source_bytes) if source_bytes is not None else "no-source:"
+    combined = head + "".join(sha256_bytes(r) for r in reference_bytes)
     return sha256_bytes(combined.encode("ascii"))
 
 
@@ -38,20 +46,13 @@ def _lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def load_text_pair(
-    source_file: str | Path,
-    reference_file: str | Path,
-    source_lang: str,
-    target_lang: str,
-    dataset_id: str | None = None,
-) -> Dataset:
-    """Load a source/reference file pair as a dataset with ids 1..n."""
-    src_path, ref_path = Path(source_file), Path(reference_file)
-    src_problems, ref_problems = Problems(str(src_path)), Problems(str(ref_path))
+def _read_all(paths: list[Path]) -> tuple[list[str], list[bytes]]:
+    """Every file decoded, or one ``CorpusError`` with every file's problems."""
     collected: list[UserError] = []
     texts: list[str] = []
     raw: list[bytes] = []
-    for path, problems in ((src_path, src_problems), (ref_path, ref_problems)):
+    for path in paths:
+        problems = Problems(str(path))
         try:
             data = read_bytes(path, problems)
             texts.append(decode_utf8(data, problems))
@@ -60,25 +61,43 @@ def load_text_pair(
             collected.extend(exc.problems)
     if collected:
         raise CorpusError(collected)
-    src_lines, ref_lines = _lines(texts[0]), _lines(texts[1])
-    if len(src_lines) != len(ref_lines):
-        raise CorpusError(
-            [
-                UserError(
-                    f"line counts differ: {src_path} has {len(src_lines)} lines, {ref_path} has {len(ref_lines)} lines"
-                )
-            ]
-        )
-    problems = Problems(str(src_path))
+    return texts, raw
+
+
+def load_text_pair(
+    source_file: str | Path | None,
+    reference_file: str | Path | Sequence[str | Path],
+    source_lang: str | None,
+    target_lang: str,
+    dataset_id: str | None = None,
+) -> Dataset:
+    """Load a source file (or none) and one or more reference files as a dataset with ids 1..n."""
+    ref_paths = [Path(reference_file)] if isinstance(reference_file, str | Path) else [Path(p) for p in reference_file]
+    if not ref_paths:
+        raise UserError("give at least one reference file")
+    src_path = Path(source_file) if source_file is not None else None
+    paths = ([src_path] if src_path else []) + ref_paths
+    texts, raw = _read_all(paths)
+    columns = [_lines(t) for t in texts]
+    counts = {len(c) for c in columns}
+    if len(counts) > 1:
+        said = ", ".join(f"{p} has {len(c)} lines" for p, c in zip(paths, columns, strict=True))
+        raise CorpusError([UserError(f"line counts differ: {said}")])
+    sources = columns[0] if src_path else [""] * len(columns[0])
+    ref_columns = columns[1:] if src_path else columns
+    problems = Problems(str(paths[0]))
     entries: list[Entry] = []
-    for n, (src, ref) in enumerate(zip(src_lines, ref_lines, strict=True), start=1):
-        if not src.strip():
+    for n, (src, *refs) in enumerate(zip(sources, *ref_columns, strict=True), start=1):
+        if src_path and not src.strip():
             problems.add("source line is empty", line=n, entry=n, field="source")
-        if not ref.strip():
-            problems.add("reference line is empty", line=n, entry=n, field="reference", file=str(ref_path))
-        entries.append(Entry(id=n, source=src, reference=ref, provenance=Provenance.CORPUS))
+        for ref, path in zip(refs, ref_paths, strict=True):
+            if not ref.strip():
+                problems.add("reference line is empty", line=n, entry=n, field="reference", file=str(path))
+        if all(r.strip() for r in refs):
+            entries.append(Entry(id=n, source=src, reference=refs[0], references=refs if len(refs) > 1 else [],
+                                 provenance=Provenance.CORPUS))
     args = LanguageArgs(source_lang, target_lang, dataset_id)
-    default_id = f"{src_path.stem}+{ref_path.stem}"
+    default_id = "+".join(p.stem for p in paths)
     info = build_info(None, args, default_id, problems)
-    sha = text_pair_sha256(raw[0], raw[1])
-    return finish(info, entries, sha, f"{src_path} + {ref_path}", problems)
+    sha = text_pair_sha256(raw[0] if src_path else None, *(raw[1:] if src_path else raw))
+    return finish(info, entries, sha, " + ".join(str(p) for p in paths), problems)

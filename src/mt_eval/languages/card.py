@@ -27,6 +27,7 @@ _SCRIPTS = {"Latn", "Cyrl", "Grek", "Arab", "Deva", "Ethi", "Thai", "Hani", "Jpa
 _WORD_RULES = {"whitespace", "character"}
 _TOKENIZERS = {"13a", "intl", "char", "zh", "ja-mecab", "ko-mecab", "flores200", "spm", "none"}
 _TOKENIZER_MODULES = {"ja-mecab": "MeCab", "ko-mecab": "mecab_ko"}
+UNDETERMINED = "und"  # BCP-47's code for an undetermined language: no scripts, no words, no warning
 _TOKENIZER_FALLBACK = {"ja-mecab": "char", "ko-mecab": "char"}
 _LEGACY_ALIASES = {"zho-cn": "zh-CN"}  # NTREX's file suffix; the region is kept, the zh card serves it
 _ORTHOGRAPHY_KEYS = {"normalization", "letters", "forbidden", "required", "variants", "scripts"}
@@ -205,6 +206,8 @@ def language_card(code: str) -> LanguageCard:
 @lru_cache(maxsize=256)
 def _language_card(code: str, dirs: tuple[Path, ...]) -> LanguageCard:
     canonical = normalize_code(code)
+    if canonical == UNDETERMINED:  # BCP-47 "und": a run scored without a source (and without its language)
+        return LanguageCard(code=UNDETERMINED, name="undetermined", scripts=(), generic=True)
     cards = _load_all(dirs)
     card = cards.get(canonical) or cards.get(canonical.split("-")[0])
     if card is None:

@@ -88,12 +88,20 @@ class Metric(Protocol):
     # reads the run's shared word analyses (``structural.analysed_words``): extracted in the parent
     # process, where those analyses are kept for the run card's per-entry ``fst_analysis``
     shares_analyses: bool
+    # compares the output with the entry's source text: null when a run has no sources (``score`` from
+    # references and outputs alone), and listed as such on the card
+    reads_source: bool
 
     def applies_to(self, target: LanguageCard) -> bool: ...
 
     def bind(self, target: LanguageCard) -> None:
         """Prepare for the target language (build a scorer) before ``statistics``/``aggregate``;
         called in the parent process too, since a worker may have extracted the statistics."""
+        ...
+
+    def prepare(self, ctx: MetricContext) -> None:
+        """Prepare for this run in the scoring process (``bind`` plus what depends on the entries, such as
+        sacrebleu's reference count); called before any statistics are extracted."""
         ...
 
     def signature(self, target: LanguageCard) -> str | None:
@@ -130,12 +138,17 @@ class MetricBase(ABC):
     cost = 1.0
     derives_from: str | None = None
     shares_analyses = False
+    reads_source = False
 
     def applies_to(self, target: LanguageCard) -> bool:
         return True
 
     def bind(self, target: LanguageCard) -> None:  # noqa: B027 - a no-op default, not abstract
         """Nothing to prepare by default."""
+
+    def prepare(self, ctx: MetricContext) -> None:
+        """``bind`` to the run's target language by default."""
+        self.bind(ctx.target)
 
     def signature(self, target: LanguageCard) -> str | None:
         return None

@@ -49,7 +49,7 @@ class EquivalentMatch(RateMetric):
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         entry = ctx.entries[index]
-        accepted = {loose_form(t, ctx.target) for t in (entry.reference, *entry.variants)}
+        accepted = {loose_form(t, ctx.target) for t in (*entry.all_references, *entry.variants)}
         return float(loose_form(hypothesis, ctx.target) in accepted), 1.0
 
 
@@ -90,6 +90,8 @@ class CodeSwitching(RatioMetric):
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         target, source = ctx.target, ctx.source
+        if not source.scripts:  # an undetermined source language (``score`` without a source): null
+            return np.zeros((len(hypotheses), 2))
         tokenised = [ctx.cache.words(h, target) for h in hypotheses]
         if not set(source.scripts) & set(target.scripts):
             source_only, target_scripts = set(source.scripts) - set(target.scripts), set(target.scripts)
@@ -172,6 +174,7 @@ class TerminologyAdherence(RateMetric):
     """Source-term occurrences rendered with an accepted target term / occurrences."""
 
     id = "terminology_adherence"
+    reads_source = True  # source terms are looked up in the source text
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         if not ctx.terminology:
@@ -191,6 +194,7 @@ class Consistency(MetricBase):
     """
 
     id = "consistency_score"
+    reads_source = True  # source terms are looked up in the source text
     level = Level.CORPUS
     cost = 0.05
 

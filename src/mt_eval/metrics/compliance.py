@@ -83,6 +83,7 @@ class ComplianceIndex(RateMetric):
     """Mean per-entry compliance index of the raw output: statistics (index, 1)."""
 
     id = "compliance_index"
+    reads_source = True  # placeholder integrity counts the source's placeholders
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         return _checked(hypothesis, ctx.entries[index].source, ctx).index, 1.0
@@ -92,6 +93,7 @@ class ComplianceIndexRepaired(RateMetric):
     """The same index after the post-translation hooks (``mt_eval.metrics.hooks``)."""
 
     id = "compliance_index_repaired"
+    reads_source = True  # placeholder integrity counts the source's placeholders
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
         source = ctx.entries[index].source
@@ -102,6 +104,7 @@ class RepairEffectiveness(RateMetric):
     """Violations the hooks repaired / raw violations; corpus-level (per entry it is often 0/0)."""
 
     id = "repair_effectiveness"
+    reads_source = True  # placeholder integrity counts the source's placeholders
     level = Level.CORPUS
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:

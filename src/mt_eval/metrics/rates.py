@@ -42,6 +42,8 @@ class RateMetric(RatioMetric):
         """(numerator, denominator) for one entry."""
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        if self.reads_source and not ctx.has_source:
+            return np.zeros((len(hypotheses), 2))  # nothing to compare with: null, never a guess
         rows = [self.pair(h, ctx, i) for i, h in enumerate(hypotheses)]
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
 
@@ -55,12 +57,14 @@ class ExactMatch(RateMetric):
     id = "exact_match_rate"
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
-        ref = ctx.entries[index].reference
-        return float(normalize_text(hypothesis) == normalize_text(ref)), 1.0
+        # with several references, equal to any of them (each is a human translation of the source)
+        hyp = normalize_text(hypothesis)
+        return float(any(hyp == normalize_text(ref) for ref in ctx.entries[index].all_references)), 1.0
 
 
 class LengthRatio(RateMetric):
-    """len(predicted) / len(reference) in characters; corpus value is the ratio of the sums."""
+    """len(predicted) / len(reference) in characters; corpus value is the ratio of the sums. With several
+    references the first (``reference``) is the yardstick, as on the card's ``reference`` field."""
 
     id = "length_ratio"
     higher_is_better = True  # 1.0 is ideal; not in the composite, so direction is informational

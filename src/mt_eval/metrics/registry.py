@@ -49,7 +49,8 @@ _BUILTINS: dict[str, Factory] = {
     "repair_effectiveness": RepairEffectiveness,
 }
 
-# What a metric must provide itself; cost, derives_from, shares_analyses, bind, signature and derive have defaults.
+# What a metric must provide itself; cost, derives_from, shares_analyses, reads_source, bind, prepare, signature
+# and derive have defaults.
 REQUIRED = ("id", "scale", "higher_is_better", "level", "status",
             "applies_to", "statistics", "aggregate", "entry_values")  # fmt: skip
 
@@ -71,6 +72,7 @@ class PluginMetric(MetricBase):
         self.cost = float(getattr(inner, "cost", MetricBase.cost))
         self.derives_from = getattr(inner, "derives_from", None)
         self.shares_analyses = bool(getattr(inner, "shares_analyses", False))
+        self.reads_source = bool(getattr(inner, "reads_source", False))
         self._bind = getattr(inner, "bind", None)
         self._signature = getattr(inner, "signature", None)
         self._derive = getattr(inner, "derive", None)
@@ -114,6 +116,11 @@ def as_metric(metric_id: str, obj: Any) -> Metric:
         raise UserError(f"metric registered as '{metric_id}' has id '{obj.id}'",
                         hint="the entry-point name must equal the metric's id (its run-card key)")
     return obj
+
+
+def source_metrics(target: LanguageCard) -> list[str]:
+    """Ids of the applicable metrics that read the source text: null in a run without sources."""
+    return [m.id for m in metrics_for(target) if m.reads_source]
 
 
 def register(metric_id: str) -> Callable[[Factory], Factory]:

@@ -45,13 +45,18 @@ class SacreMetric(MetricBase):
     def bind(self, target: LanguageCard) -> None:
         self.scorer(target)
 
+    def prepare(self, ctx: MetricContext) -> None:
+        """The scorer, with sacrebleu's reference count for the signature (``nrefs:N``, ``var`` when entries
+        differ), set here in the parent even when the statistics are extracted in a forked worker."""
+        counts = {len(e.all_references) for e in ctx.entries}
+        self.scorer(ctx.target).num_refs = counts.pop() if len(counts) == 1 else -1
+
     def signature(self, target: LanguageCard) -> str | None:
         return str(self.scorer(target).get_signature())
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         metric = self.scorer(ctx.target)
-        refs = [e.reference for e in ctx.entries]
-        rows = metric._extract_corpus_statistics(list(hypotheses), [refs])
+        rows = metric._extract_corpus_statistics(list(hypotheses), reference_streams(ctx))
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), -1)
 
     def exact(self, sums: np.ndarray) -> float:
@@ -71,6 +76,18 @@ class SacreMetric(MetricBase):
         return np.array([self.exact(row) for row in stats])
 
 
+def reference_streams(ctx: MetricContext) -> list[list[str | None]]:
+    """sacrebleu's reference streams: stream *k* holds each entry's *k*-th reference, None where an entry
+    has fewer (sacrebleu drops those per segment, as for its variable-reference test sets)."""
+    refs = [e.all_references for e in ctx.entries]
+    width = max((len(r) for r in refs), default=1)
+    return [[r[k] if k < len(r) else None for r in refs] for k in range(width)]
+
+
+def multi_reference(ctx: MetricContext) -> bool:
+    return any(len(e.references) > 1 for e in ctx.entries)
+
+
 class ChrFBase(SacreMetric):
     """sacrebleu's CHRF at a given word order; statistics are (hyp, ref, match) per n-gram order."""
 
@@ -87,8 +104,8 @@ class ChrFBase(SacreMetric):
         Tests check equality with sacrebleu's own extraction on NTREX in several scripts and on
         random text; configurations not transcribed here (lowercase, whitespace) use sacrebleu's."""
         metric = self.scorer(ctx.target)
-        if metric.lowercase or metric.whitespace:
-            return super().statistics(hypotheses, ctx)
+        if metric.lowercase or metric.whitespace or multi_reference(ctx):
+            return super().statistics(hypotheses, ctx)  # several references: sacrebleu's own best-of-references
         rows = [_chrf_row(metric, hyp, e.reference) for hyp, e in zip(hypotheses, ctx.entries, strict=True)]
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), -1)
 
@@ -151,9 +168,10 @@ class ChrF(ChrFBase):
     derives_from = "chrf_plus_plus"
 
     def derive(self, computed: Mapping[str, np.ndarray], ctx: MetricContext) -> np.ndarray | None:
-        """chrF's statistics are the character block of chrF++'s (single reference): reuse them."""
+        """chrF's statistics are the character block of chrF++'s (single reference): reuse them. With several
+        references sacrebleu picks the best one per segment by each metric's own F-score, which may differ."""
         plus = computed.get("chrf_plus_plus")
-        if plus is None:
+        if plus is None or multi_reference(ctx):
             return None
         return plus[:, : 3 * self.scorer(ctx.target).char_order]
 

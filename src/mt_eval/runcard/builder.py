@@ -98,6 +98,8 @@ def _results(
             },
             "error": tr.error,
             "metrics": values,
+            # every reference, when the entry has several (verify and compare score against all of them)
+            **({"references": list(entry.references)} if len(entry.references) > 1 else {}),
             **_llm_fields(tr),
         })
     return rows

@@ -107,6 +107,9 @@ class Result(_Open):
     variants: list[str] = Field(default_factory=list)
     morphological_analysis: str | None = None
     metrics: dict[str, float | None] = Field(default_factory=dict)
+    references: list[str] | None = None
+    """Every reference (``reference`` first) of an entry that has several; absent otherwise, and on cards
+    written before multi-reference scoring."""
 
 
 class MetricInfo(_Open):

@@ -61,7 +61,7 @@ def extract_statistics(
     derived = [m for m in metrics if m.derives_from is not None and m.derives_from in ids]
     own = [m for m in metrics if m not in derived]
     for m in metrics:
-        m.bind(ctx.target)  # aggregate() needs the scorer in this process too
+        m.prepare(ctx)  # aggregate() and signature() need the scorer in this process too
     if parallel is None:
         parallel = len(hypotheses) >= PARALLEL_MIN and _can_fork()
     stats: dict[str, np.ndarray] = {}

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from mt_eval.corpus.models import Dataset
-from mt_eval.languages.card import LanguageCard
+from mt_eval.languages.card import UNDETERMINED, LanguageCard
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.base import MetricContext
-from mt_eval.metrics.registry import metrics_for
+from mt_eval.metrics.registry import metrics_for, source_metrics
 from mt_eval.scoring.composite import DEFAULT_RULE
 from mt_eval.scoring.intervals import scores_with_intervals
 from mt_eval.scoring.scores import MetricTable
@@ -50,6 +50,15 @@ def has_sources(dataset: Dataset) -> bool:
     """False for a dataset loaded from references alone: every entry's source is empty (a corpus or a
     text pair with sources never has an empty one, the loaders refuse it)."""
     return any(e.source for e in dataset.entries)
+
+
+def source_warnings(dataset: Dataset, target: LanguageCard, source: LanguageCard) -> list[str]:
+    """What a run without sources cannot measure, said on the card (``warnings``) and why."""
+    if has_sources(dataset):
+        return []
+    null = source_metrics(target) + (["code_switching_rate"] if source.code == UNDETERMINED else [])
+    return [f"no source text (scored from references and outputs alone): {', '.join(null)} are null, since they "
+            "compare the output with the source" + (" or its language" if source.code == UNDETERMINED else "")]
 
 
 def quality_scores(table: MetricTable, profile: str, bootstrap: BootstrapConfig,
