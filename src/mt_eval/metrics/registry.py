@@ -74,6 +74,7 @@ class PluginMetric(MetricBase):
         self.shares_analyses = bool(getattr(inner, "shares_analyses", False))
         self.reads_source = bool(getattr(inner, "reads_source", False))
         self._bind = getattr(inner, "bind", None)
+        self._prepare = getattr(inner, "prepare", None)
         self._signature = getattr(inner, "signature", None)
         self._derive = getattr(inner, "derive", None)
 
@@ -83,6 +84,12 @@ class PluginMetric(MetricBase):
     def bind(self, target: LanguageCard) -> None:
         if self._bind is not None:
             self._bind(target)
+
+    def prepare(self, ctx: MetricContext) -> None:
+        if self._prepare is not None:
+            self._prepare(ctx)
+        else:
+            self.bind(ctx.target)
 
     def signature(self, target: LanguageCard) -> str | None:
         return None if self._signature is None else self._signature(target)
