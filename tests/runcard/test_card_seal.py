@@ -109,6 +109,7 @@ def _tweak(value: Any) -> Any:
     return [*value, "x"] if isinstance(value, list) else value
 
 
+@pytest.mark.slow  # every leaf of a card edited in turn; runs in CI (`-m "not slow"` skips it locally)
 def test_any_single_field_change_fails_verify(sealed):
     card, _ = sealed
     paths = [p for p in _leaves(card) if p != ("run_card_hash",)]

@@ -36,6 +36,7 @@ def _card(dataset, texts: list[str], tmp: Path) -> dict:
     return card
 
 
+@pytest.mark.slow  # Apertium and ten scorings per pair; runs in CI
 @pytest.mark.parametrize(("pair", "lang", "iso3", "other_iso3"), PAIRS, ids=[p[0] for p in PAIRS])
 def test_gaming_outputs_score_below_the_real_system(tmp_path: Path, pair: str, lang: str, iso3: str,
                                                     other_iso3: str) -> None:
