@@ -14,7 +14,7 @@ from mt_eval.engine.session import check_resume, read_header
 from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method, Translation, as_method
-from mt_eval.runcard.builder import RunInfo, build_card_with_statistics, entry_ids_sha256
+from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import load_card, write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
 from mt_eval.runcard.statistics import sidecar_name
@@ -133,7 +133,7 @@ def evaluate(
     path = Path(out) if out else run_dir / "run_card.json"
     # the per-entry statistics go beside the card, referenced under its seal, so that compare reads
     # them instead of re-running every metric (docs/decisions.md §23)
-    card, stats = build_card_with_statistics(dataset, method.identity, translations, info, target, source,
+    card, stats = build_card(dataset, method.identity, translations, info, target, source,
                                              terms, statistics_file=sidecar_name(path))
     return card, write_card(card, path, stats)
 

@@ -122,19 +122,6 @@ def build_card(
     target: LanguageCard,
     source: LanguageCard,
     terminology: Mapping[str, tuple[str, ...]] | None = None,
-) -> dict[str, Any]:
-    """Score the run (``scoring.pipeline``) and assemble the sealed card around the scores."""
-    return build_card_with_statistics(dataset, identity, translations, run, target, source, terminology)[0]
-
-
-def build_card_with_statistics(
-    dataset: Dataset,
-    identity: MethodIdentity,
-    translations: Sequence[Translation],
-    run: RunInfo,
-    target: LanguageCard,
-    source: LanguageCard,
-    terminology: Mapping[str, tuple[str, ...]] | None = None,
     *,
     statistics_file: str | None = None,
 ) -> tuple[dict[str, Any], bytes | None]:
