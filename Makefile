@@ -33,7 +33,7 @@ demo: deps
 	  --condition demo --out runs/demo/run_card.json
 	$(VENV)/bin/mt-eval verify runs/demo/run_card.json
 	$(VENV)/bin/mt-eval show runs/demo/run_card.json
-	$(VENV)/bin/mt-eval report runs/demo/run_card.json --out runs/demo/report.html
+	$(VENV)/bin/mt-eval report runs/demo/run_card.json --out runs/demo/report.html --force
 
 test: deps
 	$(VENV)/bin/python -m pytest -q
