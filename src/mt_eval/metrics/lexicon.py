@@ -48,9 +48,17 @@ class BilingualLexicon:
 
     def lemmas(self, analyses: Iterable[str]) -> set[str]:
         """Every target lemma the dictionary gives for these analyses' lemmas and parts of speech."""
-        queries = [f"{a.split('<', 1)[0]}<{tag}>{extra}"
-                   for a in analyses if (tag := first_tag(a)) for extra in _QUERY_TAGS]
+        queries = _queries(analyses)
         return set().union(*self.translate(queries).values()) if queries else set()
+
+    def prefetch(self, analyses: Iterable[str]) -> None:
+        """Look up a whole run's analyses in a few large requests, so that the per-entry ``lemmas``
+        calls that follow are answered from memory instead of one round trip each."""
+        self.translate(_queries(analyses))
+
+
+def _queries(analyses: Iterable[str]) -> list[str]:
+    return [f"{a.split('<', 1)[0]}<{tag}>{extra}" for a in analyses if (tag := first_tag(a)) for extra in _QUERY_TAGS]
 
 
 def _tag_escape(analysis: str) -> str:
