@@ -129,13 +129,15 @@ class SourceSupport:
         known = self._cognate.get(candidate)
         if known is None:
             n, letters = len(candidate), frozenset(candidate)
-            known = any(_letters_allow(candidate, letters, x, x_letters) and similar(candidate, x)
-                        for length, xs in self._by_length.items() if _lengths_allow(n, length)
-                        for x, x_letters in xs)
+            near_first = sorted((length for length in self._by_length if _lengths_allow(n, length)),
+                                key=lambda length: abs(length - n))  # the likeliest matches first
+            known = candidate in self.folded or any(
+                _letters_allow(candidate, letters, x, x_letters) and similar(candidate, x)
+                for length in near_first for x, x_letters in self._by_length[length])
             self._cognate[candidate] = known
         return known
 
-    def supports(self, form: str, analyses: tuple[str, ...], back: set[str]) -> bool:
+    def supports(self, form: str, analyses: tuple[str, ...], back: frozenset[str]) -> bool:
         lemmas = {lemma_of(a) for a in analyses}
         if lemmas & self.translations or back & self.lemmas:
             return True
@@ -153,7 +155,7 @@ def entry_row(ws: list[str], analyses: dict[str, tuple[str, ...]], support: Sour
         if k + 1 < len(ws) and any("<vblex>" in a for a in found) and any("<inf>" in a for a in analyses[ws[k + 1]]):
             continue  # an auxiliary before an infinitive (va comprar, suele llegar)
         content += 1
-        back = backward.lemmas(found) if backward is not None else set()
+        back = backward.lemmas(found) if backward is not None else frozenset()
         if not support.supports(w, found, back):
             unsupported += 1
     flagged = unsupported >= MIN_UNSUPPORTED and unsupported >= ENTRY_THRESHOLD * content

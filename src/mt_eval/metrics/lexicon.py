@@ -34,6 +34,7 @@ class BilingualLexicon:
     def __init__(self, path: str) -> None:
         self.process = NullFlushProcess(["lt-proc", "-b", "-z", path])
         self._memo: dict[str, frozenset[str]] = {}
+        self._lemma_memo: dict[tuple[str, ...], frozenset[str]] = {}
 
     def translate(self, analyses: Sequence[str]) -> dict[str, frozenset[str]]:
         todo = [a for a in dict.fromkeys(analyses) if a not in self._memo]
@@ -46,10 +47,16 @@ class BilingualLexicon:
                 self._memo[analysis] = frozenset(lemma_of(t) for _, ts in units for t in ts)
         return {a: self._memo[a] for a in analyses}
 
-    def lemmas(self, analyses: Iterable[str]) -> set[str]:
-        """Every target lemma the dictionary gives for these analyses' lemmas and parts of speech."""
-        queries = _queries(analyses)
-        return set().union(*self.translate(queries).values()) if queries else set()
+    def lemmas(self, analyses: Iterable[str]) -> frozenset[str]:
+        """Every target lemma the dictionary gives for these analyses' lemmas and parts of speech
+        (memoised per set of analyses: a run asks about the same word's analyses again and again)."""
+        key = tuple(analyses)
+        known = self._lemma_memo.get(key)
+        if known is None:
+            queries = _queries(key)
+            known = frozenset().union(*self.translate(queries).values()) if queries else frozenset()
+            self._lemma_memo[key] = known
+        return known
 
     def prefetch(self, analyses: Iterable[str]) -> None:
         """Look up a whole run's analyses in a few large requests, so that the per-entry ``lemmas``
