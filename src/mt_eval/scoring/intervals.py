@@ -6,6 +6,7 @@ interval comes from ``composite`` itself applied to each resample's metric value
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -53,8 +54,13 @@ def scores_with_intervals(table: MetricTable, profile: str, config: BootstrapCon
     """The whole ``scores`` quality block: values, counts, composite, tier, breakdowns and CIs."""
     scores = group_scores(table, profile, rule=rule)
     scores.update(breakdowns(table, profile, rule))
-    scores["confidence_intervals"] = confidence_intervals(table, profile, config, rule=rule)
+    whole = confidence_intervals(table, profile, config, rule=rule)
+    scores["confidence_intervals"] = whole
     for name in GROUPS_WITH_INTERVALS:
         for key, rows in group_rows(table, name).items():
-            scores[name][key]["confidence_intervals"] = confidence_intervals(table, profile, config, rows, rule)
+            # a group holding every entry (a corpus without difficulty or provenance annotations) has
+            # exactly the whole run's intervals: same rows, same seed, same resamples
+            every = len(rows) == len(table.errors)
+            cis = copy.deepcopy(whole) if every else confidence_intervals(table, profile, config, rows, rule)
+            scores[name][key]["confidence_intervals"] = cis
     return scores
