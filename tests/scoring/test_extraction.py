@@ -35,8 +35,12 @@ def test_bins_balance_declared_costs():
     assert here and there
     ids = {m.id for m in there} | {m.id for m in here}
     assert ids == {m.id for m in metrics}
-    # the two heaviest extractions run on different cores
-    assert ({"chrf_plus_plus", "ter"} & {m.id for m in here}) and ({"chrf_plus_plus", "ter"} & {m.id for m in there})
+    # balanced: the two bins' declared seconds differ by no more than the heaviest metric that may move
+    # (the greedy bound); with the Spanish card the analysis-sharing metrics keep one core busy, so the
+    # two heaviest surface extractions (TER, chrF++) share the other
+    movable = [m.cost for m in metrics if not m.shares_analyses]
+    assert abs(sum(m.cost for m in here) - sum(m.cost for m in there)) <= max(movable)
+    assert sum(m.cost for m in here) > sum(m.cost for m in here if not m.shares_analyses)
 
 
 def test_metrics_sharing_analyses_stay_in_this_process():
