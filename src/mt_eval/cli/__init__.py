@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from mt_eval.cli import cards, compare, languages, qa, run
+from mt_eval.cli import cards, compare, languages, qa, run, store
 from mt_eval.cli.common import GuardedGroup, err, out
 from mt_eval.version import __version__
 
@@ -50,6 +50,9 @@ app.command("show")(cards.show)
 app.command("report")(cards.report)
 app.command("compare", help=compare.HELP)(compare.compare_command)
 app.command("languages")(languages.languages)
+app.command("publish")(store.publish)
+app.command("leaderboard")(store.leaderboard)
+app.command("export")(store.export)
 app.add_typer(qa.qa_app, name="qa")
 
 

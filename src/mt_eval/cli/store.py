@@ -1,0 +1,121 @@
+"""Leaderboard store commands: ``publish`` verified cards, show the ``leaderboard``, ``export`` rows.
+
+The store is a SQLite file by default (``--db`` or ``$MT_EVAL_DB``, else ``./mt-eval.db``) or a
+PostgreSQL URL; the work is in ``mt_eval.store``, the table in ``render/leaderboard.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from mt_eval.cli.common import err, opt, out
+from mt_eval.errors import UserError
+
+if TYPE_CHECKING:
+    from mt_eval.store.query import Filters
+
+DbOpt = Annotated[str | None, opt("Store: a SQLite file or a database URL (postgresql+psycopg://…); "
+                                  "default $MT_EVAL_DB, else ./mt-eval.db.", "--db", metavar="<path|url>")]
+DatasetOpt = Annotated[str | None, opt("Only this dataset: its id, sha256 or a sha256 prefix (8+).", "--dataset")]
+ClassOpt = Annotated[str | None, opt("Only this method class (llm, rbmt, nmt…).", "--method-class")]
+TierOpt = Annotated[str | None, opt("Only this quality tier.", "--tier")]
+VerificationOpt = Annotated[str | None, opt("Only this verification tier (self-benchmarked…).", "--verification")]
+
+
+def _filters(dataset: str | None, method_class: str | None, tier: str | None, verification: str | None) -> Filters:
+    from mt_eval.store.query import Filters
+
+    return Filters(dataset=dataset, method_class=method_class, tier=tier, verification=verification)
+
+
+def publish(
+    cards: Annotated[list[Path], typer.Argument(help="Run cards to publish (each with its .stats.npz beside it).")],
+    db: DbOpt = None,
+    submitter: Annotated[str | None, opt("Who publishes the cards (recorded with them).", "--submitter")] = None,
+) -> None:
+    """Verify each card (seal, fingerprint, scores, statistics) and add them all in one transaction.
+
+    A card that does not verify is refused, naming the first difference (exit 1), and nothing is
+    written; a card already published is left as it is.
+
+    Example: mt-eval publish runs/demo/run_card.json --submitter me
+    """
+    from mt_eval.store import open_store
+    from mt_eval.store.publish import publish as publish_cards
+    from mt_eval.store.publish import read_for_publish
+
+    pending = [read_for_publish(card) for card in cards]  # all verified before the store is opened
+    store = open_store(db)
+    try:
+        results = publish_cards(store, pending, submitter=submitter)
+    finally:
+        store.close()
+    for r in results:
+        out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]})", highlight=False)
+
+
+def leaderboard(
+    db: DbOpt = None, dataset: DatasetOpt = None,
+    sort: Annotated[str, opt("Order: composite, cost_adjusted, cost_per_entry, latency or a metric id.",
+                             "--sort")] = "composite",
+    method_class: ClassOpt = None, tier: TierOpt = None, verification: VerificationOpt = None,
+    limit: Annotated[int, opt("Rank the top N cards by composite.", "--limit")] = 50,
+    as_json: Annotated[bool, opt("Print the rows as JSON, best first.", "--json")] = False,
+) -> None:
+    """Published cards ranked by composite with its interval, as significance clusters ("1–3").
+
+    Only cards on the same dataset and entries, with the same available metrics, profile and
+    composite rule are ranked together; the others are listed apart with the reason.
+
+    Example: mt-eval leaderboard --dataset ntrex128-eng-spa-demo
+    """
+    from mt_eval.render.leaderboard import render
+    from mt_eval.store import open_store
+    from mt_eval.store.board import as_json as boards_json
+    from mt_eval.store.board import leaderboard as board
+
+    store = open_store(db)
+    try:
+        boards = board(store, _filters(dataset, method_class, tier, verification), sort=sort,
+                       limit=limit)  # fmt: skip
+    finally:
+        store.close()
+    if as_json:
+        typer.echo(boards_json(boards))
+    else:
+        render(boards, out)
+
+
+def export(
+    db: DbOpt = None, dataset: DatasetOpt = None,
+    fmt: Annotated[str, opt("csv or jsonl.", "--format")] = "csv",
+    output: Annotated[Path | None, opt("Write here instead of standard output.", "-o", "--output")] = None,
+    entries: Annotated[bool, opt("Per-entry rows (entry id, output, per-entry metric values).", "--entries")] = False,
+    method_class: ClassOpt = None, tier: TierOpt = None, verification: VerificationOpt = None,
+) -> None:
+    """Every leaderboard row (or, with --entries, every per-entry row) as CSV or JSON lines.
+
+    Example: mt-eval export --format jsonl -o board.jsonl
+    """
+    from mt_eval.store import open_store
+    from mt_eval.store.board import export_text
+
+    if output is not None and not output.parent.is_dir():
+        raise UserError("output folder does not exist", file=str(output))
+    store = open_store(db)
+    try:
+        text = export_text(store, _filters(dataset, method_class, tier, verification), fmt=fmt,
+                           entries=entries)  # fmt: skip
+    finally:
+        store.close()
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        tmp = output.with_name(output.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(output)
+        err.print(f"wrote {escape(str(output))}", highlight=False)

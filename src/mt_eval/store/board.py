@@ -1,0 +1,107 @@
+"""The leaderboard as one call: query, rank into significance clusters, sort for display; and export.
+
+``leaderboard`` is what ``mt-eval leaderboard`` shows and ``--json`` prints; ``export_rows`` is the
+same rows flattened for CSV/JSON lines (``mt-eval export``), ranked rows first, then the cards set
+apart, so a spreadsheet and the table agree.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mt_eval.errors import UserError
+from mt_eval.store.db import Store
+from mt_eval.store.query import FIXED_SORTS, BoardRow, Filters, entry_rows, query_rows, sort_key
+from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
+
+DEFAULT_LIMIT = 50
+FORMATS = ("csv", "jsonl")
+
+
+def leaderboard(store: Store, filters: Filters | None = None, *, sort: str = "composite",
+                limit: int | None = DEFAULT_LIMIT, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
+    """The boards for ``filters``: the top ``limit`` cards by composite, ranked; then shown by ``sort``."""
+    if limit is not None and limit < 1:
+        raise UserError("--limit must be at least 1")
+    with store.session() as session:
+        _, _, higher = sort_key(session, sort)  # refuses an unknown key before ranking anything
+        rows = query_rows(session, filters or Filters(), limit=limit)
+        boards = rank(session, rows, n_resamples=n_resamples)
+    if sort != "composite":
+        for board in boards:
+            board.rows.sort(key=lambda r: _sort_value(r, sort, higher))
+    return boards
+
+
+def _sort_value(row: BoardRow, sort: str, higher: bool) -> tuple[bool, float, str]:
+    if sort in FIXED_SORTS:
+        value = {"cost_adjusted": row.cost_adjusted, "cost_per_entry": row.cost_per_entry,
+                 "latency": row.avg_latency}.get(sort, row.composite)  # fmt: skip
+    else:
+        value = row.scores.get(sort, {}).get("value")
+    if value is None:
+        return (True, 0.0, row.run_card_hash)
+    return (False, -value if higher else value, row.run_card_hash)
+
+
+def board_rows(boards: Sequence[RankedBoard]) -> list[BoardRow]:
+    """Every row, ranked ones first (best first within each board), then those set apart."""
+    return [*(r for b in boards for r in b.rows), *(r for b in boards for r in b.unranked)]
+
+
+def as_json(boards: Sequence[RankedBoard]) -> str:
+    """``leaderboard --json``: the rows best first, each with every score and its interval."""
+    return json.dumps([r.as_dict() for r in board_rows(boards)], ensure_ascii=False, indent=2)
+
+
+def flat(row: BoardRow) -> dict[str, Any]:
+    """One row as flat columns (CSV): each score's value and interval bounds side by side."""
+    data = row.as_dict()
+    out = {k: v for k, v in data.items() if k not in ("composite", "scores")}
+    out |= {"composite": row.composite, "composite_ci_lower": row.composite_ci[0],
+            "composite_ci_upper": row.composite_ci[1]}  # fmt: skip
+    for metric, score in row.scores.items():
+        out |= {metric: score["value"], f"{metric}_ci_lower": score["ci_lower"],
+                f"{metric}_ci_upper": score["ci_upper"]}
+    return out
+
+
+def export_text(store: Store, filters: Filters | None = None, *, fmt: str = "csv", entries: bool = False,
+                n_resamples: int = N_RESAMPLES) -> str:
+    """The leaderboard rows (every card matching ``filters``), or their per-entry rows, as CSV or JSON lines."""
+    if fmt not in FORMATS:
+        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    boards = leaderboard(store, filters, limit=None, n_resamples=n_resamples)
+    rows = board_rows(boards)
+    if entries:
+        with store.session() as session:
+            records = entry_rows(session, [r.run_card_hash for r in rows])
+        if fmt == "csv":
+            records = [{**{k: v for k, v in r.items() if k != "values"}, **r["values"]} for r in records]
+    else:
+        records = [flat(r) for r in rows] if fmt == "csv" else [r.as_dict() for r in rows]
+    return _csv(records) if fmt == "csv" else "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def _csv(records: Iterable[dict[str, Any]]) -> str:
+    records = list(records)
+    columns: dict[str, None] = {}
+    for record in records:
+        columns.update(dict.fromkeys(record))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow({k: _cell(v) for k, v in record.items()})
+    return buffer.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """CSV cells: text as is, except a leading formula character, quoted so spreadsheets do not run it."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return "" if value is None else value

@@ -1,0 +1,114 @@
+"""Tables of the store (SQLAlchemy 2 declarative models); the schema itself is made by migrations.
+
+A card is kept whole (``card``: JSON, JSONB on PostgreSQL) so that nothing is lost and a published
+card can be exported or re-verified as it was; the columns beside it are copies of the fields the
+leaderboard filters and sorts on, indexed, so a top-50 query never parses JSON. Metric values live
+in ``card_metrics`` (one row per metric) rather than one column each, so that a metric added by a
+plugin needs no migration and sorting by a metric is a join on a bound name, never a column name
+taken from the command line.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the store's tables."""
+
+
+class Dataset(Base):
+    """One dataset as cards reference it: the same corpus file and the same entries."""
+
+    __tablename__ = "datasets"
+    __table_args__ = (UniqueConstraint("sha256", "entry_ids_sha256", name="uq_datasets_sha_entries"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    dataset_id: Mapped[str] = mapped_column(String(200), index=True)
+    version: Mapped[str] = mapped_column(String(100))
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    entry_ids_sha256: Mapped[str] = mapped_column(String(64))
+    language_pair: Mapped[str] = mapped_column(String(100))
+    entry_count: Mapped[int] = mapped_column(Integer)
+
+
+class Card(Base):
+    """A published run card: the whole card plus indexed copies of what is filtered and sorted on."""
+
+    __tablename__ = "run_cards"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_card_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    run_id: Mapped[str] = mapped_column(String(100), index=True)
+    dataset_pk: Mapped[int] = mapped_column(ForeignKey("datasets.id"), index=True)
+    dataset_sha256: Mapped[str] = mapped_column(String(64), index=True)
+    entry_ids_sha256: Mapped[str] = mapped_column(String(64))
+    profile: Mapped[str] = mapped_column(String(8))
+    composite_rule: Mapped[str] = mapped_column(String(32))
+    metric_set: Mapped[str] = mapped_column(Text)
+    method_name: Mapped[str] = mapped_column(String(300))
+    method_class: Mapped[str] = mapped_column(String(100), index=True)
+    model_slug: Mapped[str] = mapped_column(String(300))
+    condition: Mapped[str] = mapped_column(String(300))
+    composite: Mapped[float | None] = mapped_column(Float, index=True)
+    composite_ci_lower: Mapped[float | None] = mapped_column(Float)
+    composite_ci_upper: Mapped[float | None] = mapped_column(Float)
+    cost_adjusted: Mapped[float | None] = mapped_column(Float, index=True)
+    quality_tier: Mapped[str] = mapped_column(String(50), index=True)
+    verification_tier: Mapped[str] = mapped_column(String(50), index=True)
+    submitter: Mapped[str | None] = mapped_column(String(200))
+    published_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    cost_per_entry: Mapped[float | None] = mapped_column(Float, index=True)
+    avg_latency: Mapped[float | None] = mapped_column(Float, index=True)
+    card: Mapped[dict[str, object]] = mapped_column(JSONType)
+
+    dataset: Mapped[Dataset] = relationship()
+    metrics: Mapped[list[CardMetric]] = relationship(cascade="all, delete-orphan", passive_deletes=True)
+
+
+Index("ix_run_cards_board", Card.dataset_sha256, Card.entry_ids_sha256, Card.composite)
+
+
+class CardMetric(Base):
+    """One metric's value on a card, with its interval and the composite weight it has there."""
+
+    __tablename__ = "card_metrics"
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), primary_key=True)
+    metric: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[float | None] = mapped_column(Float)
+    ci_lower: Mapped[float | None] = mapped_column(Float)
+    ci_upper: Mapped[float | None] = mapped_column(Float)
+    weight: Mapped[float | None] = mapped_column(Float)
+    higher_is_better: Mapped[bool | None] = mapped_column()
+
+
+Index("ix_card_metrics_metric_value", CardMetric.metric, CardMetric.value)
+
+
+class EntryResult(Base):
+    """One entry of a card for drill-down: the output and its per-entry metric values (compact JSON)."""
+
+    __tablename__ = "entry_results"
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), primary_key=True)
+    entry_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    predicted: Mapped[str] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(Text)
+    values: Mapped[dict[str, object]] = mapped_column(JSON)
+
+
+class CardStatistics(Base):
+    """The card's sealed statistics sidecar, byte for byte: paired tests need no files."""
+
+    __tablename__ = "card_statistics"
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64))
+    data: Mapped[bytes] = mapped_column(LargeBinary)

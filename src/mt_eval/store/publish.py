@@ -1,0 +1,180 @@
+"""Publishing: verify each card as ``mt-eval verify`` does, then insert all of them in one transaction.
+
+A store is only as trustworthy as what goes in, so ``publish`` re-runs ``verify_card`` on every card
+(seal, fingerprint, every derivable score, the statistics sidecar) and refuses the whole batch,
+writing nothing, when one fails. A card already there (same ``run_card_hash``) is skipped: a replay
+changes nothing. ``insert_card`` is the insertion itself, without verification, for callers that
+have already verified (``publish``) or deliberately insert synthetic cards (the benchmark).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mt_eval.errors import UserError
+from mt_eval.runcard.io import migrate, read_card_json
+from mt_eval.runcard.statistics import SidecarError, sha256_bytes, sidecar_path
+from mt_eval.scoring.composite import composite_rule
+from mt_eval.store.db import Store
+from mt_eval.store.models import Card, CardMetric, CardStatistics, Dataset, EntryResult
+
+SELF_BENCHMARKED = "self-benchmarked"
+CARD_KEYS = ("run_card_hash", "results", "scores", "dataset", "method")
+
+
+class CardRefused(UserError):
+    """A card that does not verify: refused, nothing written (exit 1, like a failing ``verify``)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class PendingCard:
+    """A card read from disk and verified, with its sidecar's bytes, ready to insert."""
+
+    path: str
+    card: dict[str, Any]
+    statistics: bytes
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    """What one ``publish`` did with each card: ``inserted`` or ``already published``."""
+
+    path: str
+    run_card_hash: str
+    status: str
+
+
+def read_for_publish(path: str | Path) -> PendingCard:
+    """The card at ``path``, checked: a run card of a known schema (else ``UserError``, exit 2), that
+    verifies with its sidecar (else ``CardRefused`` naming the first differing field, exit 1)."""
+    from mt_eval.runcard.verify import verify_card  # heavy: metrics, sacrebleu
+
+    p = Path(path)
+    data = read_card_json(p)
+    missing = [k for k in CARD_KEYS if k not in data]
+    if data.get("kind") not in (None, "mt") or missing:
+        raise UserError(f"not a run card (no {', '.join(missing) or 'MT card kind'})", file=str(p))
+    card = migrate(data, file=str(p))
+    problems = verify_card(card, p)
+    if problems:
+        raise CardRefused(f"refused, does not verify: {problems[0]}", file=str(p))
+    ref = card.get("statistics")
+    if not isinstance(ref, Mapping):
+        raise CardRefused("refused: the card stores no statistics (written before they were); rescore it", file=str(p))
+    try:
+        sidecar = sidecar_path(ref, p)
+        blob = sidecar.read_bytes()
+    except (SidecarError, OSError) as exc:
+        raise CardRefused(f"refused: its statistics sidecar cannot be read ({exc})", file=str(p)) from None
+    if sha256_bytes(blob) != ref.get("sha256"):
+        raise CardRefused("refused: statistics.sha256 does not match the sidecar", file=str(p))
+    return PendingCard(str(p), card, blob)
+
+
+def publish(store: Store, cards: Sequence[str | Path | PendingCard], *,
+            submitter: str | None = None) -> list[PublishResult]:
+    """Verify every card (paths are read and verified here; ``PendingCard``s already were), then insert
+    the new ones in one transaction: all or nothing."""
+    pending = [c if isinstance(c, PendingCard) else read_for_publish(c) for c in cards]
+    results: list[PublishResult] = []
+    now = datetime.now(UTC)
+    with store.session() as session:
+        seen: set[str] = set()
+        for item in pending:
+            digest = str(item.card["run_card_hash"])
+            if digest in seen or session.scalar(select(Card.id).where(Card.run_card_hash == digest)) is not None:
+                results.append(PublishResult(item.path, digest, "already published"))
+                continue
+            seen.add(digest)
+            insert_card(session, item.card, item.statistics, submitter=submitter, published_at=now)
+            results.append(PublishResult(item.path, digest, "inserted"))
+    return results
+
+
+def _number(value: Any) -> float | None:
+    """A finite float, or None (JSON null, NaN and infinities are not sortable values)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _dataset(session: Session, ds: Mapping[str, Any]) -> Dataset:
+    found = session.scalar(select(Dataset).where(Dataset.sha256 == ds["sha256"],
+                                                 Dataset.entry_ids_sha256 == ds["entry_ids_sha256"]))  # fmt: skip
+    if found is None:
+        found = Dataset(dataset_id=str(ds["id"]), version=str(ds.get("version", "")), sha256=str(ds["sha256"]),
+                        entry_ids_sha256=str(ds["entry_ids_sha256"]), language_pair=str(ds.get("language_pair", "")),
+                        entry_count=int(ds["entry_count"]))  # fmt: skip
+        session.add(found)
+        session.flush()
+    return found
+
+
+def available_metrics(card: Mapping[str, Any]) -> list[str]:
+    """The card's metrics that have a value (Scoring Spec §4.1: what its composite could use)."""
+    scores = card["scores"]
+    return sorted(m for m in card.get("metrics", {}) if _number(scores.get(m)) is not None)
+
+
+def insert_card(
+    session: Session,
+    card: Mapping[str, Any],
+    statistics: bytes,
+    *,
+    submitter: str | None = None,
+    published_at: datetime | None = None,
+    verification_tier: str = SELF_BENCHMARKED,
+    entries: bool = True,
+) -> Card:
+    """Insert one card (not verified here) with its metrics, entries and statistics bytes."""
+    scores, ds = card["scores"], card["dataset"]
+    cis = scores.get("confidence_intervals") or {}
+    composite_ci = cis.get("composite") or {}
+    row = Card(
+        run_card_hash=str(card["run_card_hash"]), run_id=str(card["run_id"]), dataset=_dataset(session, ds),
+        dataset_sha256=str(ds["sha256"]), entry_ids_sha256=str(ds["entry_ids_sha256"]),
+        profile=str(card["profile"]), composite_rule=composite_rule(card),
+        metric_set=",".join(available_metrics(card)), method_name=str(card["method"]["name"]),
+        method_class=str(card["method_class"]), model_slug=str(card["model_slug"]), condition=str(card["condition"]),
+        composite=_number(scores.get("composite")), composite_ci_lower=_number(composite_ci.get("ci_lower")),
+        composite_ci_upper=_number(composite_ci.get("ci_upper")), cost_adjusted=_number(scores.get("cost_adjusted")),
+        quality_tier=str(scores.get("quality_tier", "")), verification_tier=verification_tier, submitter=submitter,
+        published_at=published_at or datetime.now(UTC),
+        cost_per_entry=_number((card.get("cost") or {}).get("cost_per_entry_usd")),
+        avg_latency=_number(scores.get("avg_latency_seconds")), card=dict(card),
+    )  # fmt: skip
+    for metric, info in (card.get("metrics") or {}).items():
+        value = _number(scores.get(metric))
+        if value is None:
+            continue
+        ci = cis.get(metric) or {}
+        row.metrics.append(CardMetric(metric=metric, value=value, ci_lower=_number(ci.get("ci_lower")),
+                                      ci_upper=_number(ci.get("ci_upper")), weight=_number(info.get("weight")),
+                                      higher_is_better=info.get("higher_is_better")))  # fmt: skip
+    session.add(row)
+    session.flush()
+    if entries:
+        session.add_all(EntryResult(card_id=row.id, entry_id=int(r["entry_id"]), predicted=str(r.get("predicted", "")),
+                                    error=r.get("error"), values=_entry_values(r))
+                        for r in card["results"])  # fmt: skip
+    session.add(CardStatistics(card_id=row.id, sha256=sha256_bytes(statistics), data=statistics))
+    return row
+
+
+def _entry_values(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The per-entry metric values worth drilling into, without nulls (compact)."""
+    values = {k: v for k, v in (result.get("metrics") or {}).items() if v is not None}
+    if result.get("entry_chrf") is not None:
+        values.setdefault("entry_chrf", result["entry_chrf"])
+    values["exact_match"] = bool(result.get("exact_match"))
+    return values

@@ -1,0 +1,158 @@
+"""Ranking: which cards may be ranked together (Scoring Spec §4.1), and their significance clusters.
+
+Cards are comparable only with the same dataset (``sha256`` and the same entries), the same set of
+available metrics, the same profile and the same composite rule; for each dataset the largest such
+group is ranked and every other card is listed apart with the reason. Within a ranked group the
+cards are ordered by composite and each adjacent pair is tested with the paired bootstrap on the
+stored statistics (``mt_eval.comparison``: the composite of each resample is the card's own
+composite function); the adjacent p-values are Holm-corrected together, and a significant step
+separates two clusters. Every card of a cluster gets the cluster's rank range ("1–3"): the order
+inside a cluster is not evidence, and time of submission never breaks a tie (docs/decisions.md §27).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from mt_eval.store.models import Card, CardStatistics
+from mt_eval.store.query import BoardRow
+
+N_RESAMPLES = 1000
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class AdjacentTest:
+    """The paired test between two neighbours in composite order."""
+
+    better: str
+    worse: str
+    delta: float
+    p_value: float
+    p_adjusted: float
+    significant: bool
+
+
+@dataclass
+class RankedBoard:
+    """One dataset's ranked group (best composite first), its tests, and the cards set apart."""
+
+    dataset_id: str
+    dataset_sha256: str
+    rows: list[BoardRow]
+    tests: list[AdjacentTest]
+    unranked: list[BoardRow]
+
+
+def comparability_key(row: BoardRow) -> tuple[str, ...]:
+    return (row.dataset_sha256, row.entry_ids_sha256, row.metric_set, row.profile, row.composite_rule)
+
+
+def _reason(row: BoardRow, ref: BoardRow) -> str:
+    """Why ``row`` cannot be ranked with the group ``ref`` belongs to, most specific first."""
+    if row.composite is None:
+        return "no composite"
+    if row.profile != ref.profile:
+        return f"profile {row.profile} (ranked: {ref.profile})"
+    if row.composite_rule != ref.composite_rule:
+        return f"composite rule {row.composite_rule} (ranked: {ref.composite_rule})"
+    mine, theirs = set(row.metric_set.split(",")) - {""}, set(ref.metric_set.split(",")) - {""}
+    extra, lacking = sorted(mine - theirs), sorted(theirs - mine)
+    parts = ([f"has {', '.join(extra)}"] if extra else []) + ([f"lacks {', '.join(lacking)}"] if lacking else [])
+    return "different available metrics: " + "; ".join(parts)
+
+
+def split_groups(rows: Sequence[BoardRow]) -> list[tuple[list[BoardRow], list[BoardRow]]]:
+    """Per dataset (sha256 + entries), in order of first appearance: (ranked group, set apart)."""
+    datasets: dict[tuple[str, str], list[BoardRow]] = {}
+    for row in rows:
+        datasets.setdefault((row.dataset_sha256, row.entry_ids_sha256), []).append(row)
+    out: list[tuple[list[BoardRow], list[BoardRow]]] = []
+    for members in datasets.values():
+        groups: dict[tuple[str, ...], list[BoardRow]] = {}
+        for row in members:
+            if row.composite is not None:
+                groups.setdefault(comparability_key(row), []).append(row)
+        if not groups:
+            out.append(([], [_apart(r, "no composite") for r in members]))
+            continue
+        # the largest group; equal sizes: the one holding the best composite, then the key (deterministic)
+        key = max(groups, key=lambda k: (len(groups[k]), max(r.composite or 0.0 for r in groups[k]), k))
+        ranked = groups[key]
+        apart = [_apart(r, _reason(r, ranked[0]))
+                 for r in members if comparability_key(r) != key or r.composite is None]  # fmt: skip
+        out.append((ranked, apart))
+    return out
+
+
+def _apart(row: BoardRow, reason: str) -> BoardRow:
+    row.rank, row.unranked_reason = None, reason
+    return row
+
+
+def rank(session: Session, rows: Sequence[BoardRow], *, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
+    """Rank ``rows`` (already filtered) into boards with significance clusters."""
+    boards = []
+    for ranked, apart in split_groups(rows):
+        ordered = sorted(ranked, key=lambda r: (-(r.composite or 0.0), r.run_card_hash))
+        tests = adjacent_tests(session, ordered, n_resamples=n_resamples) if len(ordered) > 1 else []
+        assign_ranks(ordered, [t.significant for t in tests])
+        first = ordered[0] if ordered else apart[0]
+        boards.append(RankedBoard(first.dataset_id, first.dataset_sha256, ordered, tests, apart))
+    return boards
+
+
+def assign_ranks(ordered: Sequence[BoardRow], breaks: Sequence[bool]) -> None:
+    """Rank ranges from the significant steps: ``breaks[i]`` separates ``ordered[i]`` and ``ordered[i+1]``."""
+    start = 0
+    for i in range(len(ordered)):
+        if i == len(ordered) - 1 or breaks[i]:
+            label = str(start + 1) if i == start else f"{start + 1}–{i + 1}"
+            for row in ordered[start : i + 1]:
+                row.rank = label
+            start = i + 1
+
+
+def adjacent_tests(session: Session, ordered: Sequence[BoardRow], *, n_resamples: int) -> list[AdjacentTest]:
+    """Paired bootstrap on the composite between neighbours, from the stored statistics; Holm across them."""
+    from mt_eval.comparison import compare
+    from mt_eval.runcard.statistics import decode
+    from mt_eval.stats import holm
+
+    cards, blobs = _load(session, [r.run_card_hash for r in ordered])
+    stored = {h: decode(blobs[h], cards[h]["statistics"]) for h in cards}
+    raw = []
+    for better, worse in pairwise(ordered):
+        a, b = better.run_card_hash, worse.run_card_hash
+        result = compare([cards[a], cards[b]], statistics=[stored[a], stored[b]], metrics=["composite"],
+                         n_resamples=n_resamples, alpha=ALPHA, correction="none", names=[a[:12], b[:12]],
+                         sources=[a, b])  # fmt: skip
+        test = next(p for p in result.paired if p.metric == "composite")
+        raw.append((a, b, test.score_a - test.score_b, test.p_value))
+    adjusted = holm([p for *_, p in raw], ALPHA) if raw else []
+    return [AdjacentTest(a, b, delta, p, adj, significant)
+            for (a, b, delta, p), (adj, significant) in zip(raw, adjusted, strict=True)]  # fmt: skip
+
+
+def _load(session: Session, hashes: Sequence[str]) -> tuple[dict[str, dict[str, Any]], dict[str, bytes]]:
+    """Each card's JSON and its statistics bytes, in one query."""
+    stmt = (select(Card.run_card_hash, Card.card, CardStatistics.data)
+            .join(CardStatistics, CardStatistics.card_id == Card.id)
+            .where(Card.run_card_hash.in_(list(hashes))))  # fmt: skip
+    cards: dict[str, dict[str, Any]] = {}
+    blobs: dict[str, bytes] = {}
+    for digest, card, data in session.execute(stmt):
+        cards[digest], blobs[digest] = _as_card(card), bytes(data)
+    return cards, blobs
+
+
+def _as_card(card: Mapping[str, Any] | str) -> dict[str, Any]:
+    import json
+
+    return json.loads(card) if isinstance(card, str) else dict(card)
