@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, or_, select
-from sqlalchemy.orm import Session, load_only, selectinload
+from sqlalchemy import ColumnElement, and_, or_, select
+from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
 from mt_eval.store.models import Card, CardMetric, Dataset
@@ -87,20 +87,22 @@ class BoardRow:
         }  # fmt: skip
 
 
-def _filters(stmt: Select[Any], filters: Filters) -> Select[Any]:
+def _conditions(filters: Filters) -> list[ColumnElement[bool]]:
+    """The WHERE conditions for ``filters``: every value a bound parameter."""
+    conditions: list[ColumnElement[bool]] = []
     if filters.dataset:
         wanted = filters.dataset.lower()
         matches = [Dataset.dataset_id == filters.dataset, Card.dataset_sha256 == wanted]
         if len(wanted) >= 8:  # a hash prefix, as short as git's; LIKE wildcards in it are escaped
             matches.append(Card.dataset_sha256.startswith(wanted, autoescape=True))
-        stmt = stmt.where(or_(*matches))
+        conditions.append(or_(*matches))
     if filters.method_class:
-        stmt = stmt.where(Card.method_class == filters.method_class)
+        conditions.append(Card.method_class == filters.method_class)
     if filters.tier:
-        stmt = stmt.where(Card.quality_tier == filters.tier)
+        conditions.append(Card.quality_tier == filters.tier)
     if filters.verification:
-        stmt = stmt.where(Card.verification_tier == filters.verification)
-    return stmt
+        conditions.append(Card.verification_tier == filters.verification)
+    return conditions
 
 
 def sort_key(session: Session, sort: str) -> tuple[ColumnElement[Any] | None, Any, bool]:
@@ -117,30 +119,45 @@ def sort_key(session: Session, sort: str) -> tuple[ColumnElement[Any] | None, An
 
 def query_rows(session: Session, filters: Filters | None = None, *, sort: str = "composite",
                limit: int | None = None) -> list[BoardRow]:
-    """The cards matching ``filters``, best first by ``sort`` (nulls last, then by hash: never by time)."""
+    """The cards matching ``filters``, best first by ``sort`` (nulls last, then by hash: never by time).
+
+    Plain column queries, not ORM objects: two statements (the rows, then their metrics by card id),
+    and the card JSON is never read, so a top-50 query costs the same with 100 or 100,000 cards."""
     join, column, higher = sort_key(session, sort)
-    stmt = select(Card).join(Dataset, Card.dataset_pk == Dataset.id)
+    stmt = select(Card.id, Dataset.dataset_id, *ROW_COLUMNS).join(Dataset, Card.dataset_pk == Dataset.id)
     if join is not None:
         stmt = stmt.outerjoin(CardMetric, join)
     order = column.desc() if higher else column.asc()
-    stmt = _filters(stmt, filters or Filters()).order_by(order.nulls_last(), Card.run_card_hash)
-    stmt = stmt.options(load_only(*ROW_COLUMNS), selectinload(Card.metrics), selectinload(Card.dataset))
+    stmt = stmt.where(*_conditions(filters or Filters())).order_by(order.nulls_last(), Card.run_card_hash)
     if limit is not None:
         stmt = stmt.limit(limit)
-    return [_row(card) for card in session.scalars(stmt)]
+    records = session.execute(stmt).mappings().all()
+    scores: dict[int, dict[str, dict[str, float | None]]] = {r["id"]: {} for r in records}
+    if records:
+        metrics = (select(CardMetric.card_id, CardMetric.metric, CardMetric.value, CardMetric.ci_lower,
+                          CardMetric.ci_upper)
+                   .where(CardMetric.card_id.in_(list(scores)))
+                   .order_by(CardMetric.card_id, CardMetric.metric))  # fmt: skip
+        for card_id, metric, value, lo, hi in session.execute(metrics):
+            scores[card_id][metric] = {"value": value, "ci_lower": lo, "ci_upper": hi}
+    return [_row(r, scores[r["id"]]) for r in records]
 
 
-def _row(card: Card) -> BoardRow:
+def _utc(when: datetime) -> datetime:
+    """SQLite gives back naive times (stored in UTC); PostgreSQL aware ones: both as aware UTC."""
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def _row(r: Any, scores: dict[str, dict[str, float | None]]) -> BoardRow:
     return BoardRow(
-        run_card_hash=card.run_card_hash, run_id=card.run_id, dataset_id=card.dataset.dataset_id,
-        dataset_sha256=card.dataset_sha256, entry_ids_sha256=card.entry_ids_sha256, profile=card.profile,
-        composite_rule=card.composite_rule, metric_set=card.metric_set, method=card.method_name,
-        method_class=card.method_class, model=card.model_slug, condition=card.condition, composite=card.composite,
-        composite_ci=(card.composite_ci_lower, card.composite_ci_upper), cost_adjusted=card.cost_adjusted,
-        cost_per_entry=card.cost_per_entry, avg_latency=card.avg_latency, quality_tier=card.quality_tier,
-        verification_tier=card.verification_tier, submitter=card.submitter, published_at=card.published_at,
-        scores={m.metric: {"value": m.value, "ci_lower": m.ci_lower, "ci_upper": m.ci_upper}
-                for m in sorted(card.metrics, key=lambda m: m.metric)},
+        run_card_hash=r["run_card_hash"], run_id=r["run_id"], dataset_id=r["dataset_id"],
+        dataset_sha256=r["dataset_sha256"], entry_ids_sha256=r["entry_ids_sha256"], profile=r["profile"],
+        composite_rule=r["composite_rule"], metric_set=r["metric_set"], method=r["method_name"],
+        method_class=r["method_class"], model=r["model_slug"], condition=r["condition"], composite=r["composite"],
+        composite_ci=(r["composite_ci_lower"], r["composite_ci_upper"]), cost_adjusted=r["cost_adjusted"],
+        cost_per_entry=r["cost_per_entry"], avg_latency=r["avg_latency"], quality_tier=r["quality_tier"],
+        verification_tier=r["verification_tier"], submitter=r["submitter"], published_at=_utc(r["published_at"]),
+        scores=scores,
     )  # fmt: skip
 
 
