@@ -57,8 +57,9 @@ def test_gaming_outputs_score_below_the_real_system(tmp_path: Path, pair: str, l
         assert scores["composite"] < real, (name, scores["composite"], real)
         assert scores["quality_tier"] in ("emerging", "baseline"), (name, scores["composite"])
         flagged = any(w.startswith("omissions:") for w in card["warnings"])
-        assert flagged == (name in ("truncated to half", "every second word dropped", "empty output")) or (
-            name == "one constant sentence"), (name, card["warnings"])  # a short constant sentence is short too
+        # the first reference, repeated, is under 0.8 of the references' length on both pairs here
+        short = ("truncated to half", "every second word dropped", "empty output", "one constant sentence")
+        assert flagged == (name in short), (name, card["warnings"])
     assert list(ADVERSARIAL)[-1] == "hallucinated fluent paragraph"  # the last card written: 3× too long
     shown = CliRunner().invoke(app, ["show", str(tmp_path / "card.json")], env={"COLUMNS": "200"})
     assert shown.exit_code == 0 and "additions: the outputs are" in shown.stdout

@@ -39,7 +39,7 @@ def test_a_passed_review_lifts_the_cap() -> None:
 
 def test_show_and_report_say_awaiting_review() -> None:
     card = load_card(SAVED)
-    assert card["scores"]["quality_tier"] == "deployable"  # Apertium eng→spa, composite 0.71
+    assert card["scores"]["quality_tier"] == "deployable"  # a saved spec-4.1 card: Apertium eng→spa, 0.71
     result = CliRunner().invoke(app, ["show", str(SAVED), "--worst", "0"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "deployable — awaiting review" in result.stdout
