@@ -69,7 +69,12 @@ class SystemResult:
         return 0 if self.semantic is None else int(np.isnan(self.semantic).sum())
 
     def values(self, metric: str) -> np.ndarray | None:
-        return self.semantic if metric == "semantic_score" else getattr(self, metric)
+        """Per-sample values of one of ``METRIC_KEYS`` (None for CNBE or the judge when not computed)."""
+        table = {"em": self.em, "f1": self.f1, "rlc": self.rlc, "rlc_ok": self.rlc_ok, "cost": self.cost,
+                 "cnbe": self.cnbe, "semantic_score": self.semantic}
+        if metric not in table:
+            raise KeyError(f"unknown QA metric {metric!r} (known: {', '.join(table)})")
+        return table[metric]
 
     def metrics(self) -> dict[str, np.ndarray]:
         """Per-sample values of every computed metric, in the spec's order."""
