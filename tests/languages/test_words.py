@@ -7,20 +7,29 @@ every text — random ones over an alphabet chosen to hit every branch, and all 
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mt_eval.languages.card import language_card
-from mt_eval.languages.words import Tokeniser, Word, words, words_unchunked
+from mt_eval.languages.card import LanguageCard, language_card
+from mt_eval.languages.words import Tokeniser, Word, _token_words, _tokens, words
 from mt_eval.metrics.cache import RunCache
 
 # letters (Latin, accented, CJK, kana, Thai, Cyrillic), a combining mark, digits (incl. non-ASCII),
 # joiners, sentence ends, wrapping punctuation, other symbols and several kinds of space
 ALPHABET = "aBcÉñzQ漢字年かカไทยжЖ\u0301079٣²½'’-‐.!?…。،,;:()«»“”¿¡&@#_/ \t\n\u00a0\u3000"
 CARDS = ["es", "zh-CN", "ja", "th", "ru"]
+
+
+def words_unchunked(text: str, card: LanguageCard, normalize: bool = True) -> list[Word]:
+    """The one algorithm over the whole text at once (no chunks, no memo, no fast paths): the reference
+    ``Tokeniser`` is held to (hand-written cases in ``test_known_cases`` pin the algorithm itself)."""
+    tokens, _ = _tokens(unicodedata.normalize("NFC", text) if normalize else text, True)
+    character, scripts = card.word_rule == "character", frozenset(card.scripts)
+    return [Word(t, bool(f)) for token, flag in tokens for t, f in _token_words(token, flag, character, scripts)]
 
 
 @pytest.mark.parametrize("code", CARDS)

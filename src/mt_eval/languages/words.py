@@ -184,11 +184,3 @@ def words(text: str, card: LanguageCard, normalize: bool = True) -> list[Word]:
     texts use a ``Tokeniser`` (or the run's ``ctx.cache.words``), which memoises the vocabulary.
     """
     return Tokeniser(card).words(text, normalize)
-
-
-def words_unchunked(text: str, card: LanguageCard, normalize: bool = True) -> list[Word]:
-    """The same words computed over the whole text at once (no chunk memo): the reference the
-    tests hold ``Tokeniser`` to."""
-    tokens, _ = _tokens(unicodedata.normalize("NFC", text) if normalize else text, True)
-    character, scripts = card.word_rule == "character", frozenset(card.scripts)
-    return [Word(t, bool(f)) for token, flag in tokens for t, f in _token_words(token, flag, character, scripts)]
