@@ -133,6 +133,15 @@ def test_unreachable_database(cards: dict[str, Path], url: str, command: str) ->
     assert "secret" not in result.output
 
 
+def test_database_file_of_another_kind(cards: dict[str, Path], tmp_path: Path) -> None:
+    foreign = tmp_path / "notes.txt"
+    foreign.write_text("not a database\n" * 100, encoding="utf-8")
+    for args in (["publish", str(cards["near"])], ["leaderboard"], ["export"]):
+        result = cli(*args, "--db", str(foreign))
+        assert result.exit_code == 2 and "not a database" in result.output
+    assert foreign.read_text(encoding="utf-8") == "not a database\n" * 100
+
+
 def test_default_database_from_environment(cards: dict[str, Path], tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MT_EVAL_DB", str(tmp_path / "env.db"))

@@ -116,6 +116,17 @@ def test_filters_and_sorts(cards: dict[str, Path], db_url: str) -> None:
     assert values == sorted(values, reverse=True)
     by_ter = [r["scores"]["ter"]["value"] for r in _board(db_url, "--sort", "ter") if r["rank"] is not None]
     assert by_ter == sorted(by_ter)  # lower is better
+    from mt_eval.store.query import query_rows
+
+    store = open_store(db_url)
+    with store.session() as session:  # the SQL sort itself (join on a bound metric name), with a limit
+        ters = [r.scores["ter"]["value"] for r in query_rows(session, sort="ter", limit=3)]
+        latencies = [r.avg_latency for r in query_rows(session, sort="latency")]
+        chrfs = [r.scores["chrf"]["value"] for r in query_rows(session, sort="chrf", limit=2)]
+    store.close()
+    assert len(ters) == 3 and ters == sorted(ters) and ters[0] == min(by_ter)
+    assert len(latencies) == 5 and latencies == sorted(latencies)
+    assert chrfs == sorted(chrfs, reverse=True)
 
 
 def test_migrations_upgrade_and_downgrade(db_url: str) -> None:

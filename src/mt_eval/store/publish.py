@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
 from mt_eval.runcard.io import migrate, read_card_json
 from mt_eval.runcard.statistics import SidecarError, sha256_bytes, sidecar_path
 from mt_eval.scoring.composite import composite_rule
-from mt_eval.store.db import Store
+from mt_eval.store.db import Store, StoreError
 from mt_eval.store.models import Card, CardMetric, CardStatistics, Dataset, EntryResult
 
 SELF_BENCHMARKED = "self-benchmarked"
@@ -86,8 +87,17 @@ def publish(store: Store, cards: Sequence[str | Path | PendingCard], *,
     """Verify every card (paths are read and verified here; ``PendingCard``s already were), then insert
     the new ones in one transaction: all or nothing."""
     pending = [c if isinstance(c, PendingCard) else read_for_publish(c) for c in cards]
-    results: list[PublishResult] = []
     now = datetime.now(UTC)
+    try:
+        return _insert_new(store, pending, submitter, now)
+    except IntegrityError:  # another publisher inserted one of these cards between our check and insert
+        raise StoreError("a card was published concurrently by someone else; nothing written, run again") from None
+
+
+def _insert_new(store: Store, pending: Sequence[PendingCard], submitter: str | None,
+                now: datetime) -> list[PublishResult]:
+    """Insert the cards not yet in the store, in one transaction."""
+    results: list[PublishResult] = []
     with store.session() as session:
         seen: set[str] = set()
         for item in pending:
