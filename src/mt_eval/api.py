@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.corpus.models import Dataset
+from mt_eval.engine.journal import DEFAULT_RUNS_DIR
 from mt_eval.engine.runner import Journal, Progress, read_journal, run_method
 from mt_eval.engine.session import check_resume, read_header
 from mt_eval.errors import UserError
@@ -21,7 +22,7 @@ from mt_eval.runcard.statistics import sidecar_name
 from mt_eval.scoring.intervals import BootstrapConfig
 from mt_eval.scoring.pipeline import source_warnings
 
-__all__ = ["RunInterrupted", "evaluate", "load_card", "score_predictions"]
+__all__ = ["DEFAULT_RUNS_DIR", "RunInterrupted", "evaluate", "load_card", "score_predictions"]
 
 
 class RunInterrupted(Exception):
@@ -56,7 +57,7 @@ def evaluate(
     method: Method,
     *,
     condition: str = "default",
-    runs_dir: str | Path = "runs",
+    runs_dir: str | Path = DEFAULT_RUNS_DIR,
     out: str | Path | None = None,
     selection: dict[str, Any] | None = None,
     progress: Progress | None = None,
@@ -107,7 +108,8 @@ def evaluate(
         if method.resumable:
             journal = Journal(run_dir / "journal.jsonl")
             journal.header(_run_header(dataset, method, run_id, timestamp, condition, selection or {}, invocation))
-    done = {i: t for i, t in done.items() if i in {e.id for e in dataset.entries}}
+    wanted = {e.id for e in dataset.entries}  # once: a 10,000-entry resume is not a quadratic scan
+    done = {i: t for i, t in done.items() if i in wanted}
     try:
         translations, elapsed = asyncio.run(
             run_method(method, dataset, source_language=source.code, target_language=target.code,

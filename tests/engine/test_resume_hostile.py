@@ -146,3 +146,84 @@ def test_malformed_entry_lines_are_translated_again_not_trusted(tmp_path: Path) 
                                  text=True, timeout=120)
         assert len(server.requests) - before == N - 3
     assert resumed.returncode == 0, resumed.stderr
+
+
+def _strict(text: str) -> Any:
+    """Parse as standard JSON: NaN, Infinity and -Infinity are not JSON."""
+    def refuse(name: str) -> Any:
+        raise AssertionError(f"non-standard JSON literal {name} on the card")
+    return json.loads(text, parse_constant=refuse)
+
+
+def _not_done(journal: Path) -> int:
+    done = {json.loads(line).get("entry_id") for line in journal.read_text(encoding="utf-8").splitlines()}
+    return min(set(range(1, N + 1)) - done)
+
+
+HOSTILE_LINES: dict[str, Callable[[int], str]] = {
+    "latency NaN": lambda i: f'{{"entry_id": {i}, "text": "x", "latency_seconds": NaN}}',
+    "latency Infinity": lambda i: f'{{"entry_id": {i}, "text": "x", "latency_seconds": Infinity}}',
+    "latency negative": lambda i: f'{{"entry_id": {i}, "text": "x", "latency_seconds": -5}}',
+    "cost overflowing a sum": lambda i: json.dumps({"entry_id": i, "text": "x", "usage": {"cost_usd": 1e308}}),
+    "cost negative": lambda i: json.dumps({"entry_id": i, "text": "x", "usage": {"cost_usd": -1.0}}),
+    "fractional tokens": lambda i: json.dumps({"entry_id": i, "text": "x", "usage": {"prompt_tokens": 1.5}}),
+    "negative tokens": lambda i: json.dumps({"entry_id": i, "text": "x", "usage": {"completion_tokens": -3}}),
+    "unhashable cost_source": lambda i: json.dumps({"entry_id": i, "text": "x", "extra": {"cost_source": ["a"]}}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_LINES))
+def test_a_line_with_a_bad_number_is_skipped_and_its_entry_translated_again(tmp_path: Path, kind: str) -> None:
+    with serve(Translator(), make_dataset(N), api_key=SECRET) as server:
+        cmd, journal = _interrupted_run(tmp_path, server)
+        with journal.open("a", encoding="utf-8") as fh:
+            fh.write(HOSTILE_LINES[kind](_not_done(journal)) + "\n")
+            fh.write(HOSTILE_LINES[kind](_not_done(journal) + 1) + "\n")  # two: a sum that overflows
+        before = len(server.requests)
+        resumed = subprocess.run([*cmd, "--resume", str(journal.parent)], env=_env(tmp_path), capture_output=True,
+                                 text=True, timeout=120)
+        assert len(server.requests) - before == N - 3
+    assert resumed.returncode == 0, resumed.stderr
+    card = _strict((journal.parent / "run_card.json").read_text(encoding="utf-8"))
+    assert all(r["error"] is None and r.get("predicted") != "x" for r in card["results"])
+
+
+def test_a_negative_or_non_finite_session_stamp_is_ignored(tmp_path: Path) -> None:
+    with serve(Translator(), make_dataset(N), api_key=SECRET) as server:
+        cmd, journal = _interrupted_run(tmp_path, server)
+        with journal.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"_session": {"id": "evil", "elapsed_seconds": -1e9}}) + "\n")
+            fh.write('{"_session": {"id": "nan", "elapsed_seconds": NaN}}\n')
+            fh.write('{"_session": {"id": "inf", "elapsed_seconds": Infinity}}\n')
+        resumed = subprocess.run([*cmd, "--resume", str(journal.parent)], env=_env(tmp_path), capture_output=True,
+                                 text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    card = _strict((journal.parent / "run_card.json").read_text(encoding="utf-8"))
+    assert 0 <= card["elapsed_seconds"] < 1e6
+
+
+def test_non_utf8_bytes_in_the_journal_spoil_their_line_only(tmp_path: Path) -> None:
+    with serve(Translator(), make_dataset(N), api_key=SECRET) as server:
+        cmd, journal = _interrupted_run(tmp_path, server)
+        with journal.open("ab") as fh:
+            fh.write(b'{"entry_id": ' + str(_not_done(journal)).encode() + b', "text": "x"}\xff\n\x80\x81\n')
+        before = len(server.requests)
+        resumed = subprocess.run([*cmd, "--resume", str(journal.parent)], env=_env(tmp_path), capture_output=True,
+                                 text=True, timeout=120)
+        sent = len(server.requests) - before
+    assert resumed.returncode == 0, resumed.stderr
+    assert sent == N - 3
+
+
+def test_a_journal_that_is_a_directory_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    with serve(Translator(), make_dataset(N), api_key=SECRET) as server:
+        cmd, journal = _interrupted_run(tmp_path, server)
+        journal.unlink()
+        journal.mkdir()
+        before = len(server.requests)
+        resumed = subprocess.run([*cmd, "--resume", str(journal.parent)], env=_env(tmp_path), capture_output=True,
+                                 text=True, timeout=120)
+        assert len(server.requests) == before
+    assert resumed.returncode == 2, resumed.stderr
+    assert "Traceback" not in resumed.stderr and len(resumed.stderr.strip().splitlines()) == 1
+    assert str(journal) in resumed.stderr

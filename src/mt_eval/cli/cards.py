@@ -106,6 +106,10 @@ def show(
     from mt_eval.render.card import print_card
     from mt_eval.render.card_data import select_metrics, summary
 
+    if worst < 0:
+        from mt_eval.errors import UserError
+
+        raise UserError(f"--worst must be 0 or more, not {worst}", field="worst")
     data, problems = _load_checked(card)
     only = select_metrics(data, metrics)
     if as_json:

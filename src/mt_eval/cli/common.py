@@ -24,6 +24,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from mt_eval.engine.cache import DEFAULT_CACHE
+from mt_eval.engine.journal import DEFAULT_RUNS_DIR as API_RUNS_DIR
 from mt_eval.errors import CorpusError, UserError
 from mt_eval.methods.llm import LLMSettings
 from mt_eval.stats.config import MAX_RESAMPLES, BootstrapConfig
@@ -66,10 +67,6 @@ _state = {"debug": False}
 
 BOOTSTRAP = BootstrapConfig()
 LLM = LLMSettings(model="")
-
-
-def debugging() -> bool:
-    return _state["debug"]
 
 
 def fail(lines: Sequence[str], code: int) -> None:
@@ -139,7 +136,20 @@ def language_pair(pair: str | None, source_lang: str | None,
 def bootstrap_config(n: int, alpha: float, seed: int) -> BootstrapConfig:
     if not 0 <= n <= MAX_RESAMPLES or not 0 < alpha < 1:
         raise UserError(f"--bootstrap must be between 0 and {MAX_RESAMPLES:,} and --alpha between 0 and 1")
+    check_seed(seed)
     return BootstrapConfig(n, alpha, seed)
+
+
+def check_seed(seed: int) -> None:
+    """A bootstrap seed is a non-negative integer (numpy refuses a negative one with a traceback)."""
+    if seed < 0:
+        raise UserError(f"--seed must be 0 or more, not {seed}", field="seed")
+
+
+def check_at_least_zero(value: float | None, flag: str) -> None:
+    """``value`` (when given) is a finite number ≥ 0, else one line naming ``flag``."""
+    if value is not None and not 0 <= value < float("inf"):
+        raise UserError(f"{flag} must be 0 or more, not {value}", field=flag.lstrip("-"))
 
 
 # Corpus input, shared by run, score and validate.
@@ -177,5 +187,5 @@ MetricsOpt = Annotated[list[str] | None, opt(
     "every command.", "--metrics", "-m")]
 ForceOpt = Annotated[bool, opt("Overwrite an existing output file.", "--force", "-f")]
 
-DEFAULT_RUNS_DIR = Path("runs")
+DEFAULT_RUNS_DIR = Path(API_RUNS_DIR)  # api.evaluate's default, one constant (engine/journal.py)
 DEFAULT_CACHE_PATH = Path(DEFAULT_CACHE)

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from mt_eval.cli.common import BOOTSTRAP, AlphaOpt, BootOpt, JsonOpt, SeedOpt, err, opt, out
+from mt_eval.cli.common import BOOTSTRAP, AlphaOpt, BootOpt, JsonOpt, SeedOpt, check_seed, err, opt, out
 from mt_eval.comparison import Comparison, compare, load_for_compare
 from mt_eval.comparison.engine import Correction, Method
 from mt_eval.errors import UserError
@@ -47,6 +47,7 @@ def run_compare(
     """
     if correction not in ("holm", "none"):
         raise UserError(f"unknown --correction '{correction}' (use holm or none)")
+    check_seed(seed)
     method: Method = "approx-rand" if paired_ar else "bootstrap"
     # No cycle collection while comparing: the work makes little garbage, and each collection would
     # walk every object the imports created (a few percent of a 10,000-entry comparison).

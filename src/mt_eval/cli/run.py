@@ -36,6 +36,7 @@ from mt_eval.cli.common import (
     TermOpt,
     TgtLangOpt,
     bootstrap_config,
+    check_at_least_zero,
     err,
     language_pair,
     opt,
@@ -199,6 +200,8 @@ def run(
     if method is None:
         raise UserError("give --method" + (" and the interrupted run's other options: --resume takes them from the "
                                            "command line and compares them with the journal" if resume else ""))
+    check_at_least_zero(temperature, "--temperature")
+    check_at_least_zero(budget_usd, "--budget-usd")
     # the options come from this command line only, resumed or not (engine/session.py)
     llm = {"model": model, "provider": provider, "base_url": base_url, "api_key_env": api_key_env,
            "temperature": temperature, "max_tokens": max_tokens, "seed": llm_seed,

@@ -17,6 +17,7 @@ power cut, and takes milliseconds on a busy disk) runs on a background thread at
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -26,7 +27,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from mt_eval.errors import UserError
 from mt_eval.methods.base import Translation, Usage
+
+DEFAULT_RUNS_DIR = "runs"
+"""Where a run's directory, ``<run_id>/`` (journal, card), goes unless told otherwise (``api.evaluate``
+and the CLI's ``--runs-dir`` both read this)."""
+MAX_NUMBER = 1e12
+"""The largest seconds or US dollars one journal line may carry: sums over a run stay finite."""
+MAX_TOKENS = 2**53
+"""The largest token count one journal line may carry (exact as a float, so costs stay finite)."""
 
 
 class JournalSession:
@@ -47,10 +57,13 @@ class Journal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _drop_torn_tail(path)
-        self._sessions = read_sessions(path)
-        self._fh = path.open("a", encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _drop_torn_tail(path)
+            self._sessions = read_sessions(path)
+            self._fh = path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"cannot write the run journal: {exc.strerror or exc}", file=str(path)) from None
         self._dirty = False
         self._closing = threading.Event()
         self._syncer = threading.Thread(target=self._sync_periodically, name="journal-fsync", daemon=True)
@@ -115,7 +128,11 @@ def _drop_torn_tail(path: Path) -> None:
 def _records(path: Path) -> Iterator[dict[str, Any]]:
     if not path.exists():
         return
-    for line in path.read_text(encoding="utf-8").splitlines():
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")  # a bad byte spoils its line only
+    except OSError as exc:
+        raise UserError(f"cannot read the run journal: {exc.strerror or exc}", file=str(path)) from None
+    for line in text.splitlines():
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
@@ -129,7 +146,7 @@ def read_sessions(path: Path) -> dict[str, float]:
     out: dict[str, float] = {}
     for rec in _records(path):
         stamp = rec.get("_session")
-        if isinstance(stamp, dict) and isinstance(stamp.get("elapsed_seconds"), int | float):
+        if isinstance(stamp, dict) and _number(stamp.get("elapsed_seconds")):
             out[str(stamp.get("id"))] = float(stamp["elapsed_seconds"])
     return out
 
@@ -161,10 +178,20 @@ def _translation(rec: dict[str, Any]) -> Translation | None:
             or not isinstance(extra, dict) or not isinstance(rec.get("model_id"), str | None)):
         return None
     fields = Usage.__dataclass_fields__
-    if set(usage) - set(fields) or not all(_number(v) for v in usage.values()):
+    if set(usage) - set(fields) or not all(
+            _number(v) if k == "cost_usd" else _count(v) for k, v in usage.items()):
+        return None
+    if not isinstance(extra.get("cost_source", ""), str):
         return None
     return Translation(ident, text, error, float(latency), Usage(**usage), rec.get("model_id"), extra)
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """Seconds or dollars: finite, not negative, and small enough that a run's sum stays finite."""
+    return (isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= MAX_NUMBER
+            and math.isfinite(value))
+
+
+def _count(value: Any) -> bool:
+    """A token count: an integer, not negative."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS

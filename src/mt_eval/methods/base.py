@@ -15,7 +15,7 @@ engine, the API), which is the only place optional members are looked up.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
@@ -208,9 +208,33 @@ def as_method(obj: Any) -> Method:
     without ``identity`` and an async ``translate`` is not a method and is rejected here, with
     a message, rather than failing half-way through a run.
     """
-    if isinstance(obj, Method):
-        return obj
     if not isinstance(getattr(obj, "identity", None), MethodIdentity) or not callable(getattr(obj, "translate", None)):
         raise MethodError(f"{type(obj).__name__} is not a translation method",
                           hint="it needs an 'identity' (MethodIdentity) and an async 'translate(requests)'")
-    return _LegacyMethod(obj)
+    method = obj if isinstance(obj, Method) else _LegacyMethod(obj)
+    identity = _checked_identity(method.identity, type(obj).__name__)
+    if identity is not method.identity:
+        try:
+            method.identity = identity
+        except AttributeError:  # a read-only property: wrap, so the run sees the checked identity
+            method = _LegacyMethod(obj)
+            method.identity = identity
+    return method
+
+
+def _checked_identity(identity: MethodIdentity, owner: str) -> MethodIdentity:
+    """``identity`` with ``method_class`` a :class:`MethodClass` (a string naming one is converted);
+    anything the card could not record is refused now, before a single entry is translated."""
+    for name in ("name", "version", "model_slug", "provider", "system_prompt"):
+        if not isinstance(getattr(identity, name), str):
+            raise MethodError(f"{owner}.identity.{name} must be a string, not {type(getattr(identity, name)).__name__}")
+    if not isinstance(identity.config, dict):
+        raise MethodError(f"{owner}.identity.config must be a dict, not {type(identity.config).__name__}")
+    if isinstance(identity.method_class, MethodClass):
+        return identity
+    try:
+        method_class = MethodClass(identity.method_class)
+    except (ValueError, TypeError):
+        raise MethodError(f"{owner}.identity.method_class {identity.method_class!r} is not a method class",
+                          hint=f"use MethodClass: {', '.join(c.value for c in MethodClass)}") from None
+    return replace(identity, method_class=method_class)

@@ -84,7 +84,12 @@ def _plugin(argument: str, dataset: Dataset) -> Method:
         factory = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
         raise MethodError(f"cannot load method plugin '{argument}': {exc}") from None
-    return cast(Method, factory())
+    if not callable(factory):
+        raise MethodError(f"method plugin '{argument}' is not a class or factory")
+    try:
+        return cast(Method, factory())
+    except Exception as exc:  # the plugin's own code: whatever it raises is a one-line error naming it
+        raise MethodError(f"method plugin '{argument}' failed to build: {type(exc).__name__}: {exc}") from None
 
 
 def _pipeline(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Method:

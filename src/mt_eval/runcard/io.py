@@ -80,19 +80,32 @@ def write_card(card: dict[str, Any], path: Path, statistics: bytes | None = None
     from mt_eval.runcard import layout
     from mt_eval.runcard.statistics import sha256_bytes, sidecar_path
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise UserError("is a directory; give a file name for the run card", file=str(path))
     if statistics is not None:
         ref = card.get("statistics") or {}
         if ref.get("sha256") != sha256_bytes(statistics):
             raise ValueError("the statistics bytes are not the ones the card references")
-        sidecar = sidecar_path(ref, path)
-        tmp_stats = sidecar.with_name(sidecar.name + ".tmp")
-        tmp_stats.write_bytes(statistics)
-        tmp_stats.replace(sidecar)
+    try:  # JSON proper: NaN or Infinity on a card is refused, never written as a non-standard literal
+        data = (layout.dumps(card) if card.get("schema_version") == SCHEMA_VERSION else
+                (json.dumps(card, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode("utf-8"))
+    except ValueError as exc:
+        raise UserError(f"not written: the card holds a number JSON cannot carry ({exc})", file=str(path)) from None
     tmp = path.with_suffix(".json.tmp")
-    if card.get("schema_version") == SCHEMA_VERSION:
-        tmp.write_bytes(layout.dumps(card))
-    else:
-        tmp.write_text(json.dumps(card, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    written: list[Path] = []
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if statistics is not None:
+            sidecar = sidecar_path(card.get("statistics") or {}, path)
+            tmp_stats = sidecar.with_name(sidecar.name + ".tmp")
+            written.append(tmp_stats)
+            tmp_stats.write_bytes(statistics)
+            tmp_stats.replace(sidecar)
+        written.append(tmp)
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError as exc:
+        for leftover in written:
+            leftover.unlink(missing_ok=True)  # best effort: no half-written temporary stays behind
+        raise UserError(f"cannot write the run card: {exc.strerror or exc}", file=str(path)) from None
     return path

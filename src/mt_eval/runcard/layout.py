@@ -48,10 +48,12 @@ def dumps(card: Mapping[str, Any]) -> bytes:
     """The file's bytes: the hashed text with layout-only newlines and tabs, one final newline."""
     rows = card.get("results")
     if not isinstance(rows, list):
-        return (json.dumps(card, sort_keys=True, ensure_ascii=False, indent="\t", separators=_SEP) + "\n").encode()
+        text = json.dumps(card, sort_keys=True, ensure_ascii=False, indent="\t", separators=_SEP, allow_nan=False)
+        return (text + "\n").encode()
     marker = f"mt-eval-results-{uuid.uuid4().hex}"
-    head = json.dumps({**card, "results": marker}, sort_keys=True, ensure_ascii=False, indent="\t", separators=_SEP)
-    body = ", \n".join(json.dumps(row, sort_keys=True, ensure_ascii=False) for row in rows)
+    head = json.dumps({**card, "results": marker}, sort_keys=True, ensure_ascii=False, indent="\t", separators=_SEP,
+                      allow_nan=False)
+    body = ", \n".join(json.dumps(row, sort_keys=True, ensure_ascii=False, allow_nan=False) for row in rows)
     text = head.replace(json.dumps(marker), "[\n" + body + "\n]", 1)
     return (text + "\n").encode("utf-8")
 
