@@ -21,6 +21,7 @@ import numpy as np
 from mt_eval.comparison.checks import UNDIRECTED, check_cards, resolve_metrics, system_names
 from mt_eval.comparison.model import COMPOSITE, Comparison, MetricSpec, PairedComparison, SystemScores
 from mt_eval.errors import UserError
+from mt_eval.runcard.model import RunCard
 from mt_eval.scoring.composite import ANCHORED_RULE, DEFAULT_RULE, composite, composite_rule
 from mt_eval.scoring.profiles import PROFILES
 from mt_eval.scoring.scores import MetricTable
@@ -331,7 +332,7 @@ def _load(card: Any) -> tuple[dict[str, Any], StoredStatistics | None]:
 
 
 def _as_dict(card: Any) -> dict[str, Any]:
-    if hasattr(card, "model_dump"):  # a RunCard model
+    if isinstance(card, RunCard):
         return dict(card.model_dump(mode="json"))
     if not isinstance(card, Mapping):
         raise UserError(f"a run card is a JSON object, got {type(card).__name__}")

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from mt_eval.errors import UserError
-from mt_eval.render.card_data import entry_fst_rate, fst_label, neutral, usage_blocks
+from mt_eval.render.card_data import as_dict, entry_fst_rate, fst_label, neutral, usage_blocks
 from mt_eval.scoring.composite import effective_tier, tier_label
 
 TIER_STYLE = {
@@ -120,41 +120,84 @@ def _worst_table(card: dict[str, Any], n: int) -> Table:
     return table
 
 
-def verification_banner(problems: list[str]) -> Panel:
-    """The red box a card that fails verification is shown under (first problem, then how many more)."""
+def verification_banner(problems: list[str], *, invalid: bool = False) -> Panel:
+    """The red box a card that fails verification is shown under (first problem, then how many more);
+    ``invalid``: the card does not even have a run card's shape, so only its sound parts are shown."""
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return Panel(f"[bold]{_t(problems[0])}[/bold]{more}\nThis card does not match its seal: it (or its "
-                 "statistics) changed after it was written. Shown as stored; `mt-eval verify` lists every "
-                 "difference.", title="[bold]NOT VERIFIED[/bold]", title_align="left", border_style="red",
-                 style="red", expand=False)
+    why = ("This card is not a valid run card: the parts that rely on the named field are left out, the rest "
+           "is shown as stored." if invalid else "This card does not match its seal: it (or its statistics) "
+           "changed after it was written. Shown as stored;")  # fmt: skip
+    return Panel(f"[bold]{_t(problems[0])}[/bold]{more}\n{why} `mt-eval verify` lists every difference.",
+                 title="[bold]NOT VERIFIED[/bold]", title_align="left", border_style="red", style="red",
+                 expand=False)  # fmt: skip
+
+
+def shape_problems(card: dict[str, Any]) -> tuple[list[str], set[str]]:
+    """Where ``card`` departs from ``runcard.model.RunCard``: one line per problem (``field.path: why``)
+    and the top-level fields concerned; both empty for a card of the right shape."""
+    from pydantic import ValidationError
+
+    from mt_eval.runcard.model import RunCard
+
+    try:
+        RunCard.model_validate(card)
+    except ValidationError as exc:
+        errors = exc.errors()
+        lines = [f"{'.'.join(str(p) for p in e['loc']) or 'card'}: {e['msg']}" for e in errors]
+        return lines, {str(e["loc"][0]) for e in errors if e["loc"]}
+    return [], set()
+
+
+# What each part of the tables reads: a part is left out when one of its fields is malformed.
+_NEEDS = {
+    "summary": {"method", "dataset", "scores", "profile"},
+    "scores": {"scores", "metrics"},
+    "breakdowns": {"scores"},
+    "usage": {"cost", "speed", "tokens", "method"},
+    "worst": {"results"},
+    "warnings": {"warnings"},
+}
 
 
 def print_card(card: dict[str, Any], console: Console, *, worst: int = 5, problems: list[str] | None = None,
                metrics: list[str] | None = None) -> None:
     """The card as tables; ``problems`` (from ``verify_card``) puts the red banner first and last,
-    ``metrics`` limits the scores table (``-m``)."""
+    ``metrics`` limits the scores table (``-m``). A card that is not a valid run card (``RunCard``)
+    gets the banner whatever ``problems`` says, and only the parts whose fields are sound."""
     _require(card, "scores", "dataset", "method", "results", "metrics")
+    shape, broken = shape_problems(card)
+    problems = list(problems or []) or shape
+    ok = {part for part, fields in _NEEDS.items() if not fields & broken}
     if problems:
-        console.print(verification_banner(problems))
-    print_summary(card, console)
-    fp = str(card.get("fingerprint", {}).get("hash", ""))
-    console.print(f"run {_t(card['run_id'])}  fingerprint {_t(fp[:16])}…  hash "
-                  f"{_t(str(card.get('run_card_hash', ''))[:16])}…", highlight=False)
-    console.print(_scores_table(card, metrics))
-    for metric_id, info in card["metrics"].items():
-        if info.get("signature") and (metrics is None or metric_id in metrics):
-            console.print(f"  [dim]{_t(metric_id)}: {_t(info['signature'])}[/dim]", soft_wrap=True)
-    for name in ("by_difficulty", "by_provenance", "by_register", "by_segment"):
-        if card["scores"].get(name):
-            console.print(_breakdown_table(name, card["scores"][name]))
-    blocks, notes = usage_blocks(card)
-    for title, block in blocks:
-        console.print(_kv_table(title, block))
-    for note in notes:
-        console.print(f"[dim]{_t(note)}[/dim]", highlight=False)
-    if worst > 0:
+        console.print(verification_banner(problems, invalid=bool(shape)))
+    if "summary" in ok:
+        print_summary(card, console)
+    fp = str(as_dict(card.get("fingerprint")).get("hash", ""))
+    console.print(f"run {_t(card.get('run_id'))}  fingerprint {_t(fp[:16])}…  hash "
+                  f"{_t(str(card.get('run_card_hash', ''))[:16])}…", highlight=False)  # fmt: skip
+    if "scores" in ok:
+        console.print(_scores_table(card, metrics))
+        for metric_id, info in card["metrics"].items():
+            if info.get("signature") and (metrics is None or metric_id in metrics):
+                console.print(f"  [dim]{_t(metric_id)}: {_t(info['signature'])}[/dim]", soft_wrap=True)
+    if "breakdowns" in ok:
+        for name in ("by_difficulty", "by_provenance", "by_register", "by_segment"):
+            if card["scores"].get(name):
+                console.print(_breakdown_table(name, card["scores"][name]))
+    if "usage" in ok:
+        blocks, notes = usage_blocks(card)
+        for title, block in blocks:
+            console.print(_kv_table(title, block))
+        for note in notes:
+            console.print(f"[dim]{_t(note)}[/dim]", highlight=False)
+    if worst > 0 and "worst" in ok:
         console.print(_worst_table(card, worst))
-    for w in card.get("warnings", []):
-        console.print(f"[yellow]warning:[/yellow] {_t(w)}", highlight=False)
+    if "warnings" in ok:
+        for w in card.get("warnings", []):
+            console.print(f"[yellow]warning:[/yellow] {_t(w)}", highlight=False)
+    left_out = [part for part in _NEEDS if part not in ok and (part != "worst" or worst > 0)]
+    if left_out:
+        console.print(f"[red]not shown (malformed {', '.join(sorted(broken))}): {', '.join(left_out)}[/red]",
+                      highlight=False)  # fmt: skip
     if problems:
         console.print(f"[bold red]NOT VERIFIED:[/bold red] [red]{_t(problems[0])}[/red]", highlight=False)

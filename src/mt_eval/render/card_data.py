@@ -40,14 +40,15 @@ def neutral(value: Any) -> str:
     return _CONTROL.sub(_escape_char, text)
 
 
-def _d(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` where it is a JSON object, else ``{}``: the renderers read cards that may be malformed."""
     return value if isinstance(value, dict) else {}
 
 
 def is_replay(card: Mapping[str, Any]) -> bool:
     """Outputs read from a file (``score`` / ``predictions:PATH``), whatever ``--system`` named them."""
-    method = _d(card.get("method"))
-    return "predictions_file" in _d(method.get("config")) or method.get("name") == "predictions"
+    method = as_dict(card.get("method"))
+    return "predictions_file" in as_dict(method.get("config")) or method.get("name") == "predictions"
 
 
 def _positive(value: Any) -> bool:
@@ -61,7 +62,7 @@ def usage_blocks(card: Mapping[str, Any]) -> tuple[list[tuple[str, dict[str, Any
     (an unpriced LLM run's nulls mean "unknown", which is worth saying). Speed: for a replayed
     predictions file only the latencies the file carried (the rest times the replay), otherwise
     as the run measured it."""
-    cost, speed, tokens = _d(card.get("cost")), _d(card.get("speed")), _d(card.get("tokens"))
+    cost, speed, tokens = as_dict(card.get("cost")), as_dict(card.get("speed")), as_dict(card.get("tokens"))
     counted = any(_positive(v) for k, v in tokens.items() if k != "tokens_per_entry")
     shown: list[tuple[str, dict[str, Any]]] = []
     notes: list[str] = []
@@ -90,7 +91,7 @@ def fst_label(rate: Any) -> str:
 
 
 def entry_fst_rate(result: Mapping[str, Any]) -> float | None:
-    rate = _d(result.get("metrics")).get("fst_acceptance_rate")
+    rate = as_dict(result.get("metrics")).get("fst_acceptance_rate")
     if isinstance(rate, int | float) and not isinstance(rate, bool):
         return float(rate)
     accepted = result.get("fst_accepted")
@@ -102,7 +103,7 @@ def select_metrics(card: Mapping[str, Any], requested: Sequence[str] | None) -> 
     checked against the card; ``None`` for all of them."""
     if not requested:
         return None
-    known = list(_d(card.get("metrics")))
+    known = list(as_dict(card.get("metrics")))
     out: list[str] = []
     for name in (n.strip() for item in requested for n in item.split(",")):
         if not name:
@@ -120,16 +121,16 @@ def summary(card: Mapping[str, Any], problems: Sequence[str] = (),
             metrics: Sequence[str] | None = None) -> dict[str, Any]:
     """The card at a glance for a script (``mt-eval show --json``): identity, verification, every
     metric with its interval, composite and tier, and the usage blocks that mean something."""
-    s, ds, method = _d(card.get("scores")), _d(card.get("dataset")), _d(card.get("method"))
-    cis = _d(s.get("confidence_intervals"))
-    ids = [m for m in _d(card.get("metrics")) if metrics is None or m in metrics]
+    s, ds, method = as_dict(card.get("scores")), as_dict(card.get("dataset")), as_dict(card.get("method"))
+    cis = as_dict(s.get("confidence_intervals"))
+    ids = [m for m in as_dict(card.get("metrics")) if metrics is None or m in metrics]
     blocks, notes = usage_blocks(card)
     shown = dict(blocks)
     tier = str(s.get("quality_tier"))
     return {
         "run_id": card.get("run_id"),
         "run_card_hash": card.get("run_card_hash"),
-        "fingerprint": _d(card.get("fingerprint")).get("hash"),
+        "fingerprint": as_dict(card.get("fingerprint")).get("hash"),
         "verified": not problems,
         "problems": list(problems),
         "method": {k: method.get(k) for k in ("name", "method_class", "version")},

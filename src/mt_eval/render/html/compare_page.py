@@ -15,15 +15,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.comparison import COMPOSITE, Comparison, PairedComparison
-from mt_eval.render.card_data import neutral
+from mt_eval.render.card_data import as_dict, neutral
 from mt_eval.render.html.assets import CSS, JS
 from mt_eval.render.html.diff import char_diff
 from mt_eval.render.html.parts import LABELS, badge, digits_for, e, fmt, num, short, verification_box
 from mt_eval.render.html.plot import PALETTE, distribution_svg
-
-
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _label(metric: str) -> str:
@@ -50,7 +46,7 @@ def _systems(result: Comparison, cards: Sequence[Mapping[str, Any]], sources: Se
              problems: Sequence[Sequence[str]]) -> str:
     rows = []
     for i, (system, card, src, probs) in enumerate(zip(result.systems, cards, sources, problems, strict=True)):
-        m, s = _d(card.get("method")), _d(card.get("scores"))
+        m, s = as_dict(card.get("method")), as_dict(card.get("scores"))
         role = " <span class=\"muted\">(baseline)</span>" if i == 0 else ""
         check = ('<span class="fst-yes">✓ verified</span>' if not probs
                  else f'<span class="err" title="{e(probs[0])}">✗ not verified</span>')
@@ -100,7 +96,7 @@ def _metrics(result: Comparison) -> str:
 
 
 def _entry_value(result: Mapping[str, Any], metric: str) -> float | None:
-    value = _d(result.get("metrics")).get(metric)
+    value = as_dict(result.get("metrics")).get(metric)
     if value is None and metric == "chrf_plus_plus":
         value = result.get("entry_chrf")
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
@@ -137,7 +133,7 @@ def _distributions(result: Comparison, cards: Sequence[Mapping[str, Any]]) -> st
 
 def _entries(result: Comparison, cards: Sequence[Mapping[str, Any]]) -> str:
     indexed = [_by_id(card) for card in cards]
-    ds = _d(cards[0].get("dataset"))
+    ds = as_dict(cards[0].get("dataset"))
     src_lang, tgt_lang = e(ds.get("source_language") or ""), e(ds.get("target_language") or "")
     rows = []
     for entry_id, base in indexed[0].items():

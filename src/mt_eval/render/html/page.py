@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mt_eval.render.card_data import entry_fst_rate, fst_label, usage_blocks
+from mt_eval.render.card_data import as_dict, entry_fst_rate, fst_label, usage_blocks
 from mt_eval.render.html.assets import CSS, JS
 from mt_eval.render.html.parts import (
     BREAKDOWNS,
@@ -28,18 +28,14 @@ from mt_eval.render.html.parts import (
 from mt_eval.scoring.profiles import SCORE_KEYS
 
 
-def _d(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _level(cis: dict[str, Any]) -> str:
     alpha = cis.get("alpha")
     return f"{(1 - alpha) * 100:g}% CI" if isinstance(alpha, int | float) else "95% CI"
 
 
 def _header(card: dict[str, Any]) -> str:
-    m, ds, env = _d(card.get("method")), _d(card.get("dataset")), _d(card.get("environment"))
-    fp = _d(card.get("fingerprint")).get("hash")
+    m, ds, env = as_dict(card.get("method")), as_dict(card.get("dataset")), as_dict(card.get("environment"))
+    fp = as_dict(card.get("fingerprint")).get("hash")
     env_line = " · ".join(part for part in (
         f"mt-eval {env['harness_version']}" if env.get("harness_version") else "",
         f"commit {env['harness_git_commit']}" if env.get("harness_git_commit") else "",
@@ -77,7 +73,7 @@ def _header(card: dict[str, Any]) -> str:
 
 def _hero(card: dict[str, Any]) -> str:
     s = card["scores"]
-    cis = _d(s.get("confidence_intervals"))
+    cis = as_dict(s.get("confidence_intervals"))
     comp, ci = s.get("composite"), cis.get("composite")
     pair = ci_pair(ci)
     ci_line = (f"{_level(cis)} [{fmt(pair[0], 4)}, {fmt(pair[1], 4)}]" if pair else "no confidence interval")
@@ -110,10 +106,10 @@ def _metric_ids(card: dict[str, Any], only: list[str] | None = None) -> list[str
 
 def _metrics(card: dict[str, Any], only: list[str] | None = None) -> str:
     s, metrics = card["scores"], card["metrics"]
-    cis = _d(s.get("confidence_intervals"))
+    cis = as_dict(s.get("confidence_intervals"))
     rows = []
     for mid in _metric_ids(card, only):
-        info = _d(metrics.get(mid))
+        info = as_dict(metrics.get(mid))
         raw = info.get("scale")
         scale = float(raw) if isinstance(raw, int | float) and raw > 0 else 1.0
         digits = digits_for(scale)
@@ -151,7 +147,7 @@ def _breakdowns(card: dict[str, Any]) -> str:
     cols = (("chrf_plus_plus", "chrF++", 2), ("bleu", "BLEU", 2), ("exact_match_rate", "exact match", 4),
             ("composite", "composite", 4))
     for name in BREAKDOWNS:
-        groups = _d(s.get(name))
+        groups = as_dict(s.get(name))
         if not groups:
             continue
         head = ('<th scope="col">group</th><th scope="col" class="num">n</th><th scope="col" class="num">errors</th>'
@@ -159,8 +155,8 @@ def _breakdowns(card: dict[str, Any]) -> str:
                 + '<th scope="col">tier</th>')
         rows = []
         for key, g in groups.items():
-            g = _d(g)
-            gcis = _d(g.get("confidence_intervals"))
+            g = as_dict(g)
+            gcis = as_dict(g.get("confidence_intervals"))
             cells = "".join(f'<td class="num">{num(g.get(mid), dg)} {ci_text(gcis.get(mid), dg)}</td>'
                             for mid, _, dg in cols)
             rows.append(f'<tr><th scope="row">{e(key)}</th><td class="num">{e(g.get("total"))}</td>'
@@ -187,10 +183,11 @@ def _blocks(card: dict[str, Any]) -> str:
 
 
 def _provenance(card: dict[str, Any]) -> str:
-    sigs = [(mid, _d(info).get("signature")) for mid, info in card["metrics"].items() if _d(info).get("signature")]
+    sigs = [(mid, as_dict(info).get("signature")) for mid, info in card["metrics"].items()
+            if as_dict(info).get("signature")]
     sig_rows = "".join(f'<tr><th scope="row">{e(LABELS.get(mid, mid))}</th><td><code>{e(sig)}</code></td></tr>'
                        for mid, sig in sigs)
-    cis = _d(card["scores"].get("confidence_intervals"))
+    cis = as_dict(card["scores"].get("confidence_intervals"))
     items = [("fst_version", card.get("fst_version")), ("analyser_skipped", card.get("analyser_skipped")),
              ("terminology", card.get("terminology")),
              ("bootstrap", f"{cis.get('method')} · {cis.get('n_resamples')} resamples · alpha {cis.get('alpha')}"
@@ -198,10 +195,10 @@ def _provenance(card: dict[str, Any]) -> str:
              ("method config sha256", card["method"].get("config_sha256")),
              ("entry ids sha256", card["dataset"].get("entry_ids_sha256"))]
     extra = "".join(f'<tr><th scope="row">{e(k)}</th><td><code>{e(fmt(v))}</code></td></tr>' for k, v in items)
-    cfg = _d(card["method"].get("config"))
+    cfg = as_dict(card["method"].get("config"))
     cfg_rows = "".join(f'<tr><th scope="row">{e(k)}</th><td><code>{e(fmt(v))}</code></td></tr>'
                        for k, v in cfg.items())
-    sel = _d(card["dataset"].get("selection"))
+    sel = as_dict(card["dataset"].get("selection"))
     sel_rows = "".join(f'<tr><th scope="row">{e(k)}</th><td><code>{e(fmt(v))}</code></td></tr>'
                        for k, v in sel.items())
     return ('<section id="provenance"><h2>Reproducibility</h2><div class="scroll"><table class="kv">'
