@@ -197,3 +197,14 @@ def test_a_plugin_with_an_unknown_method_class_is_refused_before_translating(plu
 @pytest.mark.parametrize("spec", ["plugin:echo_plugin_err:explodes", "plugin:os:system", "plugin:os:sep"])
 def test_a_plugin_factory_that_fails_is_one_line_naming_it(plugin_dir: Path, tmp_path: Path, spec: str) -> None:
     _one_line(_run_plugin(tmp_path, spec), spec.partition(":")[2])
+
+
+def test_qa_bootstrap_options_are_checked_like_the_others(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": "q1", "question": "?", "answers": ["北京"], "lang": "zh"}\n', encoding="utf-8")
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"id": "q1", "prediction": "北京"}\n', encoding="utf-8")
+    for option, value in (("--seed", "-1"), ("--alpha", "1.5")):
+        result = runner.invoke(app, ["qa", "score", "--gold", str(gold), "--predictions", str(preds), option, value])
+        assert result.exit_code == 2 and result.stderr.startswith("error: "), (option, result.output)
+        assert "Traceback" not in result.output

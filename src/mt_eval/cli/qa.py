@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from mt_eval.cli.common import BOOTSTRAP, AlphaOpt, SeedOpt, sub_app
+from mt_eval.cli.common import BOOTSTRAP, AlphaOpt, SeedOpt, bootstrap_config, sub_app
 from mt_eval.cli.common import out as out_console
 from mt_eval.errors import UserError
 from mt_eval.qa.card import build_card
@@ -24,7 +24,6 @@ from mt_eval.qa.report import CORRECTIONS, Correction, QAReport, metrics_documen
 from mt_eval.qa.run import JudgeConfig, RunOptions, parse_system_spec, run_qa
 from mt_eval.render.qa import format_summary, statistics_tables, warnings
 from mt_eval.runcard.io import write_card
-from mt_eval.stats.config import BootstrapConfig
 
 JUDGE = JudgeConfig(model="")  # the judge options' defaults
 
@@ -152,7 +151,7 @@ def score(
         systems.insert(0, (baseline, baseline_predictions))
     options = RunOptions(
         lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
-        bootstrap=BootstrapConfig(n_resamples, alpha, seed), correction=_correction(correction),
+        bootstrap=bootstrap_config(n_resamples, alpha, seed), correction=_correction(correction),
         judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
                      judge_concurrency, judge_temperature),
     )  # fmt: skip
@@ -192,7 +191,7 @@ def compare(
     parsed = [parse_system_spec(s) for s in systems]
     options = RunOptions(
         lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
-        bootstrap=BootstrapConfig(n_resamples, alpha, seed), correction=_correction(correction),
+        bootstrap=bootstrap_config(n_resamples, alpha, seed), correction=_correction(correction),
         judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
                      judge_concurrency, judge_temperature),
     )  # fmt: skip
