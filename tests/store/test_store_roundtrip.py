@@ -109,6 +109,12 @@ def test_filters_and_sorts(cards: dict[str, Path], db_url: str) -> None:
     assert len(_board(db_url, "--dataset", "ntrex128-eng-spa-demo")) == 5
     assert _board(db_url, "--dataset", "no-such-dataset") == []
     assert {r["quality_tier"] for r in _board(db_url, "--tier", "emerging")} == {"emerging"}
+    # decisions §20: an unreviewed fluent card counts (and filters) as functional, shown awaiting review
+    functional = _board(db_url, "--tier", "functional")
+    assert "fluent" in {r["quality_tier"] for r in functional}
+    assert {r["effective_tier"] for r in functional} == {"functional"}
+    assert any(r["quality_tier_shown"] == "fluent — awaiting review" for r in functional)
+    assert _board(db_url, "--tier", "fluent") == []
     assert _board(db_url, "--verification", "community-verified") == []
     assert len(_board(db_url, "--method-class", "custom-plugin")) == 5
     by_length = _board(db_url, "--sort", "length_ratio")

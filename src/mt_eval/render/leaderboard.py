@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from mt_eval.scoring.composite import tier_label
 from mt_eval.store.query import BoardRow
 from mt_eval.store.ranking import RankedBoard
 
@@ -33,9 +34,10 @@ def _table(rows: Sequence[BoardRow], title: str, *, ranked: bool) -> Table:
     for r in rows:
         first = r.rank or "–" if ranked else escape(r.unranked_reason or "")
         table.add_row(first, escape(r.method), escape(r.condition), escape(r.model), escape(r.method_class),
-                      _composite(r), escape(r.quality_tier), escape(r.verification_tier), _num(r.cost_per_entry, 6),
-                      _num(r.cost_adjusted), _num(r.avg_latency, 3), escape(r.submitter or "–"),
-                      r.published_at.strftime("%Y-%m-%d"), r.run_card_hash[:12])  # fmt: skip
+                      _composite(r), escape(tier_label(r.quality_tier)), escape(r.verification_tier),
+                      _num(r.cost_per_entry, 6), _num(r.cost_adjusted), _num(r.avg_latency, 3),
+                      escape(r.submitter or "–"), r.published_at.strftime("%Y-%m-%d"),
+                      r.run_card_hash[:12])  # fmt: skip
     return table
 
 

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, or_, select
+from sqlalchemy import ColumnElement, and_, false, or_, select
 from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
+from mt_eval.scoring.composite import REVIEW_GATED, UNREVIEWED_CAP, effective_tier, tier_label
 from mt_eval.store.models import Card, CardMetric, Dataset
 
 FIXED_SORTS: dict[str, tuple[Any, bool]] = {
@@ -82,6 +83,7 @@ class BoardRow:
             "composite": {"value": self.composite, "ci_lower": self.composite_ci[0], "ci_upper": self.composite_ci[1]},
             "scores": self.scores, "cost_adjusted": self.cost_adjusted, "cost_per_entry_usd": self.cost_per_entry,
             "avg_latency_seconds": self.avg_latency, "quality_tier": self.quality_tier,
+            "quality_tier_shown": tier_label(self.quality_tier), "effective_tier": effective_tier(self.quality_tier),
             "verification_tier": self.verification_tier, "submitter": self.submitter,
             "published_at": self.published_at.isoformat(), "unranked_reason": self.unranked_reason,
         }  # fmt: skip
@@ -98,8 +100,13 @@ def _conditions(filters: Filters) -> list[ColumnElement[bool]]:
         conditions.append(or_(*matches))
     if filters.method_class:
         conditions.append(Card.method_class == filters.method_class)
-    if filters.tier:
-        conditions.append(Card.quality_tier == filters.tier)
+    if filters.tier:  # the tier that counts (docs/decisions.md §20): unreviewed deployable/fluent are functional
+        if filters.tier in REVIEW_GATED:
+            conditions.append(false())  # no community reviews are stored yet, so none has passed
+        elif filters.tier == UNREVIEWED_CAP:
+            conditions.append(Card.quality_tier.in_([UNREVIEWED_CAP, *REVIEW_GATED]))
+        else:
+            conditions.append(Card.quality_tier == filters.tier)
     if filters.verification:
         conditions.append(Card.verification_tier == filters.verification)
     return conditions
