@@ -50,3 +50,15 @@ def test_load_for_compare_raises_a_user_error(cards, tmp_path: Path) -> None:
     k = _broken(cards["b"], tmp_path, "dataset", resealed=True)
     with pytest.raises(UserError, match=r"k\.json is not a valid run card: dataset"):
         load_for_compare(k)
+
+
+@pytest.mark.parametrize("field", ["dataset", "method", "metrics", "terminology"])
+def test_the_api_refuses_a_malformed_card_dict(cards, field: str) -> None:
+    from mt_eval.comparison import compare
+
+    bad = load_card(cards["b"])
+    bad[field] = [1]
+    with pytest.raises(UserError, match=rf"cards\[1\] is not a valid run card: {field}"):
+        compare([load_card(cards["a"]), bad], metrics=["chrf"], n_resamples=20)
+    with pytest.raises(UserError, match=rf"k\.json is not a valid run card: {field}"):
+        compare([load_card(cards["a"]), bad], metrics=["chrf"], n_resamples=20, sources=["a.json", "k.json"])

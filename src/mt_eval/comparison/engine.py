@@ -102,6 +102,11 @@ def compare(
     srcs = list(sources) if sources is not None else [
         str(card) if isinstance(card, str | PathLike) else f"cards[{i}]" for i, card in enumerate(cards)
     ]  # fmt: skip
+    from mt_eval.comparison.loading import require_valid
+
+    for given, card, src in zip(cards, dicts, srcs, strict=False):
+        if not isinstance(given, str | PathLike):  # a path's card was checked when it was read
+            require_valid(card, src)
     labels = list(names) if names is not None else system_names(dicts, srcs)
     rule = _common_rule(dicts, srcs)
     only = _precheck_metrics(metrics, dicts[0], rule) if metrics and len(dicts) >= 2 else None

@@ -62,12 +62,12 @@ def load_for_compare(path: str | Path) -> LoadedCard:
     raw = _read(p)
     head = layout.sealed_header(raw) if raw is not None else None
     if head is not None:
-        card = _valid(migrate(head, file=str(p)), p)
+        card = require_valid(migrate(head, file=str(p)), p)
         try:
             return LoadedCard(str(p), card, _stored(card, p))
         except SidecarError as exc:
-            return _rebuild(p, _valid(load_card(p), p), str(exc))
-    card = _valid(load_card(p), p)
+            return _rebuild(p, require_valid(load_card(p), p), str(exc))
+    card = require_valid(load_card(p), p)
     if card.get("statistics") is None:
         return _rebuild(p, card, "no statistics are stored with this card (written before they were)")
     if card_hash(card) != card.get("run_card_hash"):
@@ -78,7 +78,7 @@ def load_for_compare(path: str | Path) -> LoadedCard:
         return _rebuild(p, card, str(exc))
 
 
-def _valid(card: dict[str, Any], p: Path) -> dict[str, Any]:
+def require_valid(card: dict[str, Any], p: Path | str) -> dict[str, Any]:
     """``card``, provided it has a run card's shape (``runcard.model.RunCard``): the comparison reads
     its fields without re-checking them. Else one line naming the file and the first bad field."""
     try:
