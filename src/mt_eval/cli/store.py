@@ -49,11 +49,8 @@ def publish(
     from mt_eval.store.publish import read_for_publish
 
     pending = [read_for_publish(card) for card in cards]  # all verified before the store is opened
-    store = open_store(db)
-    try:
+    with open_store(db) as store:
         results = publish_cards(store, pending, submitter=submitter)
-    finally:
-        store.close()
     for r in results:
         out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]})", highlight=False)
 
@@ -78,12 +75,8 @@ def leaderboard(
     from mt_eval.store.board import as_json as boards_json
     from mt_eval.store.board import leaderboard as board
 
-    store = open_store(db)
-    try:
-        boards = board(store, _filters(dataset, method_class, tier, verification), sort=sort,
-                       limit=limit)  # fmt: skip
-    finally:
-        store.close()
+    with open_store(db) as store:
+        boards = board(store, _filters(dataset, method_class, tier, verification), sort=sort, limit=limit)
     if as_json:
         typer.echo(boards_json(boards))
     else:
@@ -106,12 +99,8 @@ def export(
 
     if output is not None and not output.parent.is_dir():
         raise UserError("output folder does not exist", file=str(output))
-    store = open_store(db)
-    try:
-        text = export_text(store, _filters(dataset, method_class, tier, verification), fmt=fmt,
-                           entries=entries)  # fmt: skip
-    finally:
-        store.close()
+    with open_store(db) as store:
+        text = export_text(store, _filters(dataset, method_class, tier, verification), fmt=fmt, entries=entries)
     if output is None:
         typer.echo(text, nl=False)
     else:

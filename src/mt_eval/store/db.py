@@ -130,6 +130,12 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def open_store(db: str | None = None, *, migrate: bool = True) -> Store:
     """The store at ``db`` (path or URL), its schema brought up to date."""
