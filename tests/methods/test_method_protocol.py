@@ -42,6 +42,14 @@ def test_defaults_say_local_and_unpaid() -> None:
     class Local(MethodBase):
         identity = IDENTITY
 
+        async def translate(self, requests):
+            return [Translation(r.entry_id, r.source) for r in requests]
+
+    class NoTranslate(MethodBase):
+        identity = IDENTITY
+
+    with pytest.raises(TypeError, match="translate"):
+        NoTranslate()  # the one member a method must write is abstract, not a stub that fails mid-run
     m = Local()
     assert isinstance(m, Method) and as_method(m) is m  # a full method is passed through unwrapped
     assert (m.batch_size, m.concurrency, m.retries, m.plan([])) == (None, None, 0, None)

@@ -14,6 +14,7 @@ engine, the API), which is the only place optional members are looked up.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -138,8 +139,9 @@ class Method(Protocol):
         ...
 
 
-class MethodBase:
-    """Defaults for :class:`Method`: a local method that makes no paid requests and needs no setup."""
+class MethodBase(ABC):
+    """Defaults for :class:`Method`: a local method that makes no paid requests and needs no setup.
+    ``translate`` is the one member every method must write itself."""
 
     identity: MethodIdentity
     batch_size: int | None = None
@@ -163,8 +165,9 @@ class MethodBase:
     def plan(self, requests: Sequence[TranslationRequest]) -> dict[str, Any] | None:
         return None
 
+    @abstractmethod
     async def translate(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
-        raise NotImplementedError
+        """One Translation per request, failures as ``error``."""
 
 
 class _LegacyMethod(MethodBase):
