@@ -5,9 +5,9 @@ compare`` reading stored statistics) does not pay for importing the whole harnes
 """
 
 import warnings
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mt_eval.lazy import lazy_exports
 from mt_eval.version import __version__
 
 # The spec names a field 'register' (entries, results, method_config); it shadows a pydantic
@@ -32,9 +32,4 @@ _PUBLIC = {
 __all__ = ["RunCard", "__version__", "compare", "evaluate", "load_card", "load_corpus", "score_predictions"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _PUBLIC:
-        value = getattr(import_module(_PUBLIC[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'mt_eval' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _PUBLIC, globals())

@@ -4,8 +4,9 @@ Names are imported on first use (PEP 562): reading a card and its statistics (``
 import the builder and every metric behind ``verify_card``.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mt_eval.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from mt_eval.runcard.model import RunCard
@@ -22,9 +23,4 @@ _PUBLIC = {
 __all__ = ["RunCard", "card_hash", "fingerprint_hash", "verify_card"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _PUBLIC:
-        value = getattr(import_module(_PUBLIC[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'mt_eval.runcard' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _PUBLIC, globals())
