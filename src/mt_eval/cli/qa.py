@@ -79,6 +79,17 @@ def _judge(
     )  # fmt: skip
 
 
+def _run_options(
+    lang: str | None, rlc_threshold: float, only_predicted: bool, n_resamples: int, alpha: float, seed: int,
+    correction: str, judge: JudgeConfig | None,
+) -> RunOptions:  # fmt: skip
+    """The options both commands share, checked the way every other command checks them. (Their typer
+    parameter lists stay written out twice: typer reads options from each command's own signature.)"""
+    return RunOptions(lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
+                      bootstrap=bootstrap_config(n_resamples, alpha, seed), correction=_correction(correction),
+                      judge=judge)  # fmt: skip
+
+
 def _correction(value: str) -> Correction:
     for correction in CORRECTIONS:
         if value == correction:
@@ -149,12 +160,9 @@ def score(
     if baseline_predictions is not None:
         baseline = "baseline" if system != "baseline" else "baseline-system"
         systems.insert(0, (baseline, baseline_predictions))
-    options = RunOptions(
-        lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
-        bootstrap=bootstrap_config(n_resamples, alpha, seed), correction=_correction(correction),
-        judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
-                     judge_concurrency, judge_temperature),
-    )  # fmt: skip
+    options = _run_options(lang, rlc_threshold, only_predicted, n_resamples, alpha, seed, correction,
+                           _judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
+                                  judge_concurrency, judge_temperature))  # fmt: skip
     report = run_qa(gold, systems, options, baseline=baseline, report=[system])
     _emit(report, out, per_sample, card)
 
@@ -189,11 +197,8 @@ def compare(
       mt-eval qa compare --gold xquad.zh.json --lang zh --baseline direct direct=direct.jsonl lbrag=lbrag.jsonl
     """
     parsed = [parse_system_spec(s) for s in systems]
-    options = RunOptions(
-        lang=lang, rlc_threshold=rlc_threshold, only_predicted=only_predicted,
-        bootstrap=bootstrap_config(n_resamples, alpha, seed), correction=_correction(correction),
-        judge=_judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
-                     judge_concurrency, judge_temperature),
-    )  # fmt: skip
+    options = _run_options(lang, rlc_threshold, only_predicted, n_resamples, alpha, seed, correction,
+                           _judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
+                                  judge_concurrency, judge_temperature))  # fmt: skip
     report = run_qa(gold, parsed, options, baseline=baseline)
     _emit(report, out, per_sample, card)
