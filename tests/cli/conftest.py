@@ -52,3 +52,4 @@ def corpus_cards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         assert result.exit_code == 0, result.output
         paths[kind] = card
     return paths
+

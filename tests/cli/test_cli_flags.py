@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from cli_helpers import write_text_pair
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
@@ -19,13 +20,7 @@ N = 12
 
 @pytest.fixture(scope="module")
 def texts(ntrex_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    tmp = tmp_path_factory.mktemp("flags")
-    src = (ntrex_dir / "newstest2019-src.eng.txt").read_text(encoding="utf-8").splitlines()[:N]
-    ref = (ntrex_dir / "newstest2019-ref.spa.txt").read_text(encoding="utf-8").splitlines()[:N]
-    paths = {"src": tmp / "src.txt", "ref": tmp / "ref.txt", "hyp": tmp / "hyp.txt", "dir": tmp}
-    for key, lines in (("src", src), ("ref", ref), ("hyp", [" ".join(r.split()[:-1]) for r in ref])):
-        paths[key].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return paths
+    return write_text_pair(ntrex_dir, tmp_path_factory.mktemp("flags"), "spa", N, ("txt", "txt"))
 
 
 def _score(texts: dict[str, Path], name: str, *extra: str) -> tuple[typer.testing.Result, dict]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import sacrebleu
+from cli_helpers import write_text_pair
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
@@ -19,14 +20,7 @@ N = 40
 
 @pytest.fixture(scope="module")
 def pair(ntrex_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    tmp = tmp_path_factory.mktemp("cli")
-    src = (ntrex_dir / "newstest2019-src.eng.txt").read_text(encoding="utf-8").splitlines()[:N]
-    ref = (ntrex_dir / "newstest2019-ref.deu.txt").read_text(encoding="utf-8").splitlines()[:N]
-    hyp = [" ".join(r.split()[:-1]) or r for r in ref]  # every output misses its last word
-    paths = {"src": tmp / "src.en", "ref": tmp / "ref.de", "hyp": tmp / "hyp.de", "dir": tmp}
-    for key, lines in (("src", src), ("ref", ref), ("hyp", hyp)):
-        paths[key].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return paths
+    return write_text_pair(ntrex_dir, tmp_path_factory.mktemp("cli"), "deu", N, ("en", "de"))
 
 
 def _score(pair: dict[str, Path], *extra: str) -> tuple[int, dict, str]:
