@@ -79,15 +79,6 @@ def sealed_header(raw: bytes) -> dict[str, Any] | None:
     return head
 
 
-def seal_verifies(raw: bytes, run_card_hash: str) -> bool:
-    """True when ``raw`` is in this layout and its ``run_card_hash`` is the hash of its content.
-
-    ``False`` means "not shown here" (another layout, or an edit): the caller checks the parsed card.
-    """
-    where = _split(raw)
-    return where is not None and _seal_verifies(raw, where, run_card_hash)
-
-
 def _seal_verifies(raw: bytes, where: tuple[int, int], run_card_hash: object) -> bool:
     if not isinstance(run_card_hash, str) or len(run_card_hash) != 64:
         return False
@@ -100,11 +91,6 @@ def _seal_verifies(raw: bytes, where: tuple[int, int], run_card_hash: object) ->
     digest.update(raw[a:b].replace(b"\n", b""))  # rows: one per line, never a tab
     digest.update(tail.replace(field, b'"run_card_hash": ""'))
     return digest.hexdigest() == run_card_hash
-
-
-def hashed_text(raw: bytes) -> bytes:
-    """What the seal hashes, read off a file in this layout (the hash field still filled in)."""
-    return raw.translate(None, b"\n\t")
 
 
 def header(raw: bytes) -> dict[str, Any] | None:
