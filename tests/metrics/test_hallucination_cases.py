@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mt_eval.corpus.models import Entry
 from mt_eval.languages.card import language_card
@@ -112,3 +114,16 @@ def test_a_card_without_the_signature_is_rescored_word_level(ntrex_dir: Path) ->
     current = MetricContext(entries, language_card("es"), language_card("en"),
                             recorded={"hallucination_rate": metric.signature(ctx.target)})
     assert metric.statistics(ref, current).sum(axis=0)[1] < 100.5
+
+
+@settings(max_examples=500, deadline=None)
+@given(a=st.text(alphabet="abcdeilnorstu", max_size=12), b=st.text(alphabet="abcdeilnorstu", max_size=12))
+def test_cognate_prefilters_never_drop_a_match(a: str, b: str) -> None:
+    """The length and letter bounds that skip difflib are exact: whatever difflib accepts, they pass."""
+    from difflib import SequenceMatcher
+
+    from mt_eval.metrics.hallucination import COGNATE_SIMILARITY, _lengths_allow, _letters_allow
+
+    if a and b and abs(len(a) - len(b)) <= 4 and SequenceMatcher(None, a, b).ratio() >= COGNATE_SIMILARITY:
+        assert _lengths_allow(len(a), len(b)) and _letters_allow(a, frozenset(a), b, frozenset(b))
+        assert similar(a, b)

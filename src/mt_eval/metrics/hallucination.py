@@ -90,8 +90,11 @@ def is_content(analyses: tuple[str, ...]) -> bool:
 
 def similar(a: str, b: str) -> bool:
     """Cognate or shared string: difflib ratio ≥ COGNATE_SIMILARITY (cheap upper bounds first)."""
-    if not _lengths_allow(len(a), len(b)):
-        return False
+    return _lengths_allow(len(a), len(b)) and _ratio_reaches(a, b)
+
+
+def _ratio_reaches(a: str, b: str) -> bool:
+    """difflib's ratio ≥ COGNATE_SIMILARITY, its cheaper upper bound first; lengths already checked."""
     m = SequenceMatcher(None, a, b)
     return m.quick_ratio() >= COGNATE_SIMILARITY and m.ratio() >= COGNATE_SIMILARITY
 
@@ -132,7 +135,7 @@ class SourceSupport:
             near_first = sorted((length for length in self._by_length if _lengths_allow(n, length)),
                                 key=lambda length: abs(length - n))  # the likeliest matches first
             known = candidate in self.folded or any(
-                _letters_allow(candidate, letters, x, x_letters) and similar(candidate, x)
+                _letters_allow(candidate, letters, x, x_letters) and _ratio_reaches(candidate, x)
                 for length in near_first for x, x_letters in self._by_length[length])
             self._cognate[candidate] = known
         return known
