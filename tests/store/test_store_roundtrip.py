@@ -139,8 +139,13 @@ def test_migrations_upgrade_and_downgrade(db_url: str) -> None:
     from mt_eval.store.db import downgrade, upgrade
 
     store = open_store(db_url)
-    expected = {"datasets", "run_cards", "card_metrics", "entry_results", "card_statistics"}
+    first = {"datasets", "run_cards", "card_metrics", "entry_results", "card_statistics"}
+    second = {"card_links", "submitter_keys", "card_signatures", "store_settings", "reproductions", "sweeps",
+              "sweep_cells"}
+    expected = first | second
     assert expected <= table_names(store.engine)
+    downgrade(store.engine, "0001")  # one step back: only the second migration's tables go
+    assert first <= table_names(store.engine) and not second & table_names(store.engine)
     downgrade(store.engine, "base")
     assert not expected & table_names(store.engine)
     upgrade(store.engine)

@@ -112,3 +112,87 @@ class CardStatistics(Base):
     card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), primary_key=True)
     sha256: Mapped[str] = mapped_column(String(64))
     data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class CardLink(Base):
+    """A card that replaced another (``rescore``): both stay; the link says why and what changed."""
+
+    __tablename__ = "card_links"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    old_card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), index=True)
+    new_card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), index=True)
+    reason: Mapped[str] = mapped_column(String(50))
+    change_log: Mapped[dict[str, object]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SubmitterKey(Base):
+    """A submitter's registered Ed25519 public key (raw 32 bytes, base64); revoked keys stay listed."""
+
+    __tablename__ = "submitter_keys"
+
+    key_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    submitter: Mapped[str] = mapped_column(String(200), index=True)
+    public_key: Mapped[str] = mapped_column(String(100))
+    registered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class CardSignature(Base):
+    """An Ed25519 signature over a card's ``run_card_hash``, as it was on the card when published."""
+
+    __tablename__ = "card_signatures"
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), primary_key=True)
+    key_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    signer: Mapped[str | None] = mapped_column(String(200))
+    public_key: Mapped[str] = mapped_column(String(100))
+    signature: Mapped[str] = mapped_column(String(200))
+    signed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class StoreSetting(Base):
+    """One setting of this store (e.g. ``require_signatures``), kept in the store so every client obeys it."""
+
+    __tablename__ = "store_settings"
+
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class Reproduction(Base):
+    """One ``reproduce`` attempt of a published card: the new card's hash, the verdict and each difference."""
+
+    __tablename__ = "reproductions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), index=True)
+    reproduced_hash: Mapped[str] = mapped_column(String(64))
+    verified: Mapped[bool] = mapped_column()
+    differences: Mapped[dict[str, object]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Sweep(Base):
+    """A benchmark sweep (Benchmark Spec §6): its file's content hash and the parsed declaration."""
+
+    __tablename__ = "sweeps"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), index=True)
+    file_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    spec: Mapped[dict[str, object]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SweepCell(Base):
+    """One cell of a sweep: its axis values and, once run and published, its card."""
+
+    __tablename__ = "sweep_cells"
+
+    sweep_id: Mapped[int] = mapped_column(ForeignKey("sweeps.id", ondelete="CASCADE"), primary_key=True)
+    cell_key: Mapped[str] = mapped_column(String(300), primary_key=True)
+    params: Mapped[dict[str, object]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(30))
+    card_id: Mapped[int | None] = mapped_column(ForeignKey("run_cards.id", ondelete="SET NULL"))
