@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP_STAMP := $(VENV)/.installed
 APT_STAMP := $(VENV)/.apt-installed
-APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-nno-nob apertium-spa-cat apertium-es-gl hfst wamerican postgresql
+APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-nno-nob apertium-spa-cat apertium-es-gl hfst wamerican postgresql chromium bubblewrap
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test bench lint deps apt clean

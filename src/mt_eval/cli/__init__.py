@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from mt_eval.cli import cards, compare, languages, qa, run, store
+from mt_eval.cli import cards, compare, keys, languages, qa, rescore, run, store, sweep, web
 from mt_eval.cli.common import GuardedGroup, err, out
 from mt_eval.version import __version__
 
@@ -53,6 +53,12 @@ app.command("languages")(languages.languages)
 app.command("publish")(store.publish)
 app.command("leaderboard")(store.leaderboard)
 app.command("export")(store.export)
+app.command("rescore")(rescore.rescore)
+app.command("reproduce")(rescore.reproduce)
+app.add_typer(keys.keys_app, name="keys")
+app.command("sign")(keys.sign)
+app.add_typer(sweep.sweep_app, name="sweep")
+app.command("serve")(web.serve)
 app.add_typer(qa.qa_app, name="qa")
 
 

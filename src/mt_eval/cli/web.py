@@ -1,0 +1,13 @@
+"""``serve``: the web leaderboard (being built)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def serve() -> None:
+    """Serve the web leaderboard (not yet available).
+
+    Example: mt-eval --help
+    """
+    raise typer.Exit(2)
