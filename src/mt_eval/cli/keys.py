@@ -11,7 +11,7 @@ keys_app = typer.Typer(help="Ed25519 signing keys for run cards.", no_args_is_he
 def new() -> None:
     """Make a new signing key (not yet available).
 
-    Example: mt-eval --help
+    Example: mt-eval keys new --help
     """
     raise typer.Exit(2)
 
@@ -19,6 +19,6 @@ def new() -> None:
 def sign() -> None:
     """Sign a run card (not yet available).
 
-    Example: mt-eval --help
+    Example: mt-eval sign --help
     """
     raise typer.Exit(2)

@@ -8,7 +8,7 @@ import typer
 def rescore() -> None:
     """Re-score stored cards (not yet available).
 
-    Example: mt-eval --help
+    Example: mt-eval rescore --help
     """
     raise typer.Exit(2)
 
@@ -16,6 +16,6 @@ def rescore() -> None:
 def reproduce() -> None:
     """Reproduce a card (not yet available).
 
-    Example: mt-eval --help
+    Example: mt-eval reproduce --help
     """
     raise typer.Exit(2)

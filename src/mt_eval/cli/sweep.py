@@ -11,6 +11,6 @@ sweep_app = typer.Typer(help="Benchmark sweeps.", no_args_is_help=True)
 def report() -> None:
     """Report on a sweep (not yet available).
 
-    Example: mt-eval --help
+    Example: mt-eval sweep report --help
     """
     raise typer.Exit(2)

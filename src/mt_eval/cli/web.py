@@ -8,6 +8,6 @@ import typer
 def serve() -> None:
     """Serve the web leaderboard (not yet available).
 
-    Example: mt-eval --help
+    Example: mt-eval serve --help
     """
     raise typer.Exit(2)
