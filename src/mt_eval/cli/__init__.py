@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from mt_eval.cli import cards, compare, keys, languages, qa, rescore, run, store, sweep, web
+from mt_eval.cli import cards, compare, keys, languages, qa, rescore, review, run, store, sweep, web
 from mt_eval.cli.common import GuardedGroup, err, out
 from mt_eval.version import __version__
 
@@ -59,6 +59,7 @@ app.add_typer(keys.keys_app, name="keys")
 app.command("sign")(keys.sign)
 app.add_typer(sweep.sweep_app, name="sweep")
 app.command("serve")(web.serve)
+app.add_typer(review.review_app, name="review")
 app.add_typer(qa.qa_app, name="qa")
 
 
