@@ -127,3 +127,13 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 def test_no_import_cycles() -> None:
     assert _cycles(_graph()) == []
+
+
+WEB_FRAMEWORKS = ("fastapi", "starlette", "uvicorn")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not _in(m, "mt_eval.web") and m != "mt_eval.cli.web"))
+def test_only_the_web_package_imports_the_web_framework(module: str) -> None:
+    """Web routes live in ``mt_eval.web``; ``cli/web.py`` only starts the server."""
+    bad = [n for n in MODULES[module] if any(_in(n, w) for w in WEB_FRAMEWORKS)]
+    assert not bad, f"{module} imports {bad}: web routes belong in mt_eval.web"
