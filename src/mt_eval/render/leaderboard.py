@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -21,24 +22,44 @@ def _num(value: float | None, digits: int = 4) -> str:
 
 def _composite(row: BoardRow) -> str:
     lo, hi = row.composite_ci
-    ci = f" [{_num(lo)}, {_num(hi)}]" if lo is not None and hi is not None else ""
-    return f"{_num(row.composite)}{ci}"
+    ci = f" [{_num(lo, 3)}, {_num(hi, 3)}]" if lo is not None and hi is not None else ""
+    return f"{_num(row.composite, 3)}{ci}"
 
 
-def _table(rows: Sequence[BoardRow], title: str, *, ranked: bool) -> Table:
-    table = Table(title=title, title_justify="left")
-    table.add_column("rank" if ranked else "not ranked because", overflow="fold")
-    for name in ("method", "condition", "model", "class", "composite [95% CI]", "quality tier", "verification",
-                 "cost/entry $", "cost-adjusted", "latency s", "submitter", "published", "card"):
-        table.add_column(name, overflow="fold", justify="right" if name.startswith(("cost", "latency")) else "left")
+SPEC_METRICS = (("chrF++", "chrf_plus_plus", 2), ("FST", "fst_acceptance_rate", 3),
+                ("exact", "exact_match_rate", 3), ("sem.", "semantic_score", 3))
+"""The metric columns of Benchmark Spec §9.7: header, metric id, digits ("–" where a card has none)."""
+
+
+def _metric(row: BoardRow, metric: str, digits: int) -> str:
+    return _num((row.scores.get(metric) or {}).get("value"), digits)
+
+
+def _table(rows: Sequence[BoardRow], title: str, *, ranked: bool) -> tuple[Table, list[str]]:
+    """One line per card: the method with its condition, model and class beneath (dim), the §9.7 scores,
+    quality tier over verification tier, cost over cost-adjusted score, speed; the submitter is in
+    ``--json`` and ``export``. A §9.7 metric no card here has is left out (and named in the footnote)
+    so that the table fits a terminal."""
+    metrics = [(h, m, d) for h, m, d in SPEC_METRICS if any(_metric(r, m, d) != "–" for r in rows)]
+    absent = [m for _, m, _ in SPEC_METRICS if all(_metric(r, m, 2) == "–" for r in rows)]
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("rank" if ranked else "not ranked because", overflow="fold", no_wrap=ranked)
+    table.add_column("method · condition\nmodel · class", overflow="fold", min_width=18)
+    table.add_column("composite [95% CI]", no_wrap=True)
+    for header, _, _ in metrics:
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("quality tier\nverification", no_wrap=True)
+    table.add_column("$/entry\ncost-adj.", justify="right", no_wrap=True)
+    table.add_column("latency s", justify="right", no_wrap=True)
+    table.add_column("published\ncard", no_wrap=True)
     for r in rows:
         first = r.rank or "–" if ranked else escape(r.unranked_reason or "")
-        table.add_row(first, escape(r.method), escape(r.condition), escape(r.model), escape(r.method_class),
-                      _composite(r), escape(tier_label(r.quality_tier)), escape(r.verification_tier),
-                      _num(r.cost_per_entry, 6), _num(r.cost_adjusted), _num(r.avg_latency, 3),
-                      escape(r.submitter or "–"), r.published_at.strftime("%Y-%m-%d"),
-                      r.run_card_hash[:12])  # fmt: skip
-    return table
+        who = f"{escape(r.method)} · {escape(r.condition)}\n[dim]{escape(r.model)} · {escape(r.method_class)}[/dim]"
+        table.add_row(first, who, _composite(r), *(_metric(r, m, d) for _, m, d in metrics),
+                      f"{escape(tier_label(r.quality_tier))}\n[dim]{escape(r.verification_tier)}[/dim]",
+                      f"{_num(r.cost_per_entry, 5)}\n{_num(r.cost_adjusted, 3)}", _num(r.avg_latency, 3),
+                      f"{r.published_at:%Y-%m-%d}\n[dim]{r.run_card_hash[:8]}[/dim]")  # fmt: skip
+    return table, absent
 
 
 def render(boards: Sequence[RankedBoard], console: Console) -> None:
@@ -46,11 +67,16 @@ def render(boards: Sequence[RankedBoard], console: Console) -> None:
     if not boards:
         console.print("no published cards match")
         return
+    absent: set[str] = set()
     for board in boards:
         title = f"{escape(board.dataset_id)} ({board.dataset_sha256[:12]})"
-        if board.rows:
-            console.print(_table(board.rows, f"{title}: {len(board.rows)} ranked", ranked=True))
-        if board.unranked:
-            console.print(_table(board.unranked, f"{title}: not comparable with the ranked cards", ranked=False))
+        for rows, heading, ranked in ((board.rows, f"{len(board.rows)} ranked", True),
+                                      (board.unranked, "not comparable with the ranked cards", False)):
+            if rows:
+                table, missing = _table(rows, f"{title}: {heading}", ranked=ranked)
+                console.print(table)
+                absent.update(missing)
+    if absent:
+        console.print(f"[dim]no card shown has {', '.join(sorted(absent))}: column left out[/dim]")
     console.print("rank: cards with the same range are not significantly different on the composite "
                   "(paired bootstrap between neighbours, Holm-corrected); order within a range is not evidence")
