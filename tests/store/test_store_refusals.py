@@ -177,3 +177,13 @@ def test_bad_options(db_url: str) -> None:
     assert cli("export", "--db", db_url, "--format", "xml").exit_code == 2
     assert cli("leaderboard", "--db", db_url, "--limit", "0").exit_code == 2
     assert cli("export", "--db", db_url, "-o", "/no/such/dir/out.csv").exit_code == 2
+
+
+def test_reading_a_missing_store_does_not_create_one(tmp_path: Path) -> None:
+    """A mistyped --db for a reading command is an error, not an empty leaderboard (and no file appears)."""
+    from mt_eval.store.db import StoreError
+
+    missing = tmp_path / "typo.db"
+    with pytest.raises(StoreError, match="no store at"):
+        open_store(str(missing), must_exist=True)
+    assert not missing.exists()

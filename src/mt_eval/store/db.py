@@ -137,9 +137,18 @@ class Store:
         self.close()
 
 
-def open_store(db: str | None = None, *, migrate: bool = True) -> Store:
-    """The store at ``db`` (path or URL), its schema brought up to date."""
-    engine = make_engine(resolve_url(db))
+def open_store(db: str | None = None, *, migrate: bool = True, must_exist: bool = False) -> Store:
+    """The store at ``db`` (path or URL), its schema brought up to date. ``must_exist``: commands that
+    only read (``leaderboard``, ``export``, ``serve``) refuse a SQLite path with no file rather than
+    create an empty store there, which would hide a mistyped path behind "no published cards"."""
+    url = resolve_url(db)
+    if must_exist:
+        parsed = make_url(url)
+        name = parsed.database
+        if parsed.get_backend_name() == "sqlite" and name not in (None, "", ":memory:") and not Path(name).exists():
+            raise StoreError(f"no store at {name}: publish a card there first (mt-eval publish CARD --db {name}) "
+                             f"or give --db / ${ENV_VAR}")
+    engine = make_engine(url)
     try:
         if migrate:
             upgrade(engine)
