@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from mt_eval.cli import cards, compare, keys, languages, qa, rescore, review, run, store, sweep, web
+from mt_eval.cli import cards, compare, keys, languages, metrics, qa, rescore, review, run, store, sweep, web
 from mt_eval.cli.common import GuardedGroup, err, out
 from mt_eval.version import __version__
 
@@ -60,6 +60,7 @@ app.command("sign")(keys.sign)
 app.add_typer(sweep.sweep_app, name="sweep")
 app.command("serve")(web.serve)
 app.add_typer(review.review_app, name="review")
+app.add_typer(metrics.metrics_app, name="metrics")
 app.add_typer(qa.qa_app, name="qa")
 
 
