@@ -3,6 +3,10 @@
 Every value that comes from a command line (dataset id or hash, method class, tiers, a metric name
 to sort by) reaches the database as a bound parameter; the sort key chooses among column objects
 declared here, never text pasted into SQL. An unknown sort key is a ``UserError`` before any query.
+
+A card that ``rescore`` replaced (it is the ``old_card_id`` of a ``card_links`` row) is superseded:
+it stays in the store, but the board lists only the newest card of each lineage unless asked for
+every card (``Filters.include_superseded``), so a run never appears twice under two scorings.
 """
 
 from __future__ import annotations
@@ -12,12 +16,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, false, or_, select
+from sqlalchemy import ColumnElement, and_, exists, false, or_, select
 from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
 from mt_eval.scoring.composite import REVIEW_GATED, UNREVIEWED_CAP, effective_tier, tier_label
-from mt_eval.store.models import Card, CardMetric, Dataset
+from mt_eval.store.models import Card, CardLink, CardMetric, Dataset
 
 FIXED_SORTS: dict[str, tuple[Any, bool]] = {
     # key -> (column, higher is better)
@@ -41,6 +45,8 @@ class Filters:
     method_class: str | None = None
     tier: str | None = None
     verification: str | None = None
+    include_superseded: bool = False
+    """Also the cards a rescore replaced (by default only the newest card of each lineage)."""
 
 
 @dataclass
@@ -89,9 +95,18 @@ class BoardRow:
         }  # fmt: skip
 
 
-def _conditions(filters: Filters) -> list[ColumnElement[bool]]:
-    """The WHERE conditions for ``filters``: every value a bound parameter."""
+def superseded_by(session: Session, card_id: int) -> int | None:
+    """The id of the card that replaced card ``card_id`` (a rescore), or None while it is current."""
+    return session.scalar(select(CardLink.new_card_id).where(CardLink.old_card_id == card_id)
+                          .order_by(CardLink.id.desc()).limit(1))  # fmt: skip
+
+
+def card_conditions(filters: Filters) -> list[ColumnElement[bool]]:
+    """The WHERE conditions for ``filters`` on ``Card`` joined with ``Dataset``: every value a bound
+    parameter; superseded cards left out unless ``include_superseded``."""
     conditions: list[ColumnElement[bool]] = []
+    if not filters.include_superseded:
+        conditions.append(~exists().where(CardLink.old_card_id == Card.id))
     if filters.dataset:
         wanted = filters.dataset.lower()
         matches = [Dataset.dataset_id == filters.dataset, Card.dataset_sha256 == wanted]
@@ -135,7 +150,7 @@ def query_rows(session: Session, filters: Filters | None = None, *, sort: str = 
     if join is not None:
         stmt = stmt.outerjoin(CardMetric, join)
     order = column.desc() if higher else column.asc()
-    stmt = stmt.where(*_conditions(filters or Filters())).order_by(order.nulls_last(), Card.run_card_hash)
+    stmt = stmt.where(*card_conditions(filters or Filters())).order_by(order.nulls_last(), Card.run_card_hash)
     if limit is not None:
         stmt = stmt.limit(limit)
     records = session.execute(stmt).mappings().all()

@@ -1,0 +1,192 @@
+"""Reproduce a card: re-run its method on the same entries and compare every weighted metric.
+
+``verify`` proves a card is consistent with its own outputs; only re-running the method shows the
+outputs came from it (Benchmark Spec §9.2: "re-run and achieve scores within ±2%"). The method is
+rebuilt from the card alone: a built-in scheme's spec is the card's ``method.name``
+(``apertium:eng-spa``) and an LLM's settings are ``method.config`` (model, temperature, seed,
+max tokens, batch size, retries, endpoint); the endpoint and its key variable may be overridden,
+since a maintainer reproduces on their own account. The response cache is never read: a reproduction
+that replays stored answers proves nothing. The corpus must be the card's (``dataset.sha256``) and
+the selection its ``dataset.selection`` must give the card's entries (``entry_ids_sha256``).
+
+Tolerance (``within``): |reproduced − published| ≤ 2 % of |published|; a metric published as exactly
+0 gets 2 % of its scale instead (0.02 on a 0–1 rate, 2 points of chrF++), since no relative band
+exists around 0 and any nonzero result would otherwise fail.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mt_eval.errors import UserError
+from mt_eval.stats.config import BootstrapConfig
+
+TOLERANCE = 0.02  # Benchmark Spec §9.2
+LLM_SCHEMES = ("llm", "coached")
+
+
+@dataclass(frozen=True)
+class MetricCheck:
+    """One weighted metric of the published card against its reproduction."""
+
+    metric: str
+    weight: float
+    published: float
+    reproduced: float | None
+    within: bool
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.reproduced is None else self.reproduced - self.published
+
+    @property
+    def delta_pct(self) -> float | None:
+        """Δ as a percentage of the published value (None when that is 0)."""
+        delta = self.delta
+        return None if delta is None or self.published == 0 else 100.0 * delta / abs(self.published)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "weight": self.weight, "published": self.published,
+                "reproduced": self.reproduced, "delta": self.delta, "delta_pct": self.delta_pct,
+                "within": self.within}  # fmt: skip
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def within_tolerance(published: float, reproduced: float | None, scale: float) -> bool:
+    """±2 % of the published value; ±2 % of the scale when the published value is 0."""
+    if reproduced is None:
+        return False
+    band = TOLERANCE * (abs(published) if published != 0 else scale)
+    return abs(reproduced - published) <= band + 1e-12  # round-off must not fail an exact 2 %
+
+
+def compare_cards(published: Mapping[str, Any], reproduced: Mapping[str, Any]) -> list[MetricCheck]:
+    """Every metric with a value and weight > 0 on the published card, checked against the reproduction."""
+    checks = []
+    for metric, info in sorted((published.get("metrics") or {}).items()):
+        weight, value = _number((info or {}).get("weight")), _number(published["scores"].get(metric))
+        if weight is None or weight <= 0 or value is None:
+            continue
+        again = _number(reproduced["scores"].get(metric))
+        scale = _number(info.get("scale")) or 1.0
+        checks.append(MetricCheck(metric, weight, value, again, within_tolerance(value, again, scale)))
+    return checks
+
+
+def verified(checks: list[MetricCheck]) -> bool:
+    """Verified when there is something to check and every check is within tolerance."""
+    return bool(checks) and all(c.within for c in checks)
+
+
+def _llm_options(card: Mapping[str, Any], base_url: str | None, api_key_env: str | None,
+                 concurrency: int | None) -> dict[str, Any]:
+    """The LLM settings the card records, with this machine's endpoint choices and no cache."""
+    cfg = card["method"]["config"]
+    provider = str(card["config"].get("api_provider") or "custom")
+    options: dict[str, Any] = {
+        "model": cfg.get("model"), "temperature": cfg.get("temperature", 0.0), "max_tokens": cfg.get("max_tokens"),
+        "seed": cfg.get("seed"), "batch_size": cfg.get("batch_size") or 1,
+        "concurrency": concurrency or cfg.get("concurrency") or 8, "max_retries": cfg.get("http_max_retries", 5),
+        "system_prompt_file": cfg.get("system_prompt_file"), "coaching_file": cfg.get("coaching_file"),
+        "api_key_env": api_key_env, "cache_path": None,
+    }  # fmt: skip
+    if base_url is not None or provider == "custom":
+        options |= {"provider": None, "base_url": base_url or cfg.get("base_url")}
+    else:
+        options["provider"] = provider
+    return options
+
+
+def method_from_card(card: Mapping[str, Any], full: Any, *, base_url: str | None = None,
+                     api_key_env: str | None = None, concurrency: int | None = None) -> Any:
+    """The card's method, rebuilt; ``UserError`` for a card whose method cannot be re-run from it."""
+    from mt_eval.methods.registry import build_method
+
+    name = str(card["method"]["name"])
+    cfg = card["method"]["config"]
+    if card["config"].get("api_provider") == "file" or "predictions_sha256" in cfg:
+        raise UserError(f"card of {name!r} scores a predictions file: there is no method to re-run, so it cannot be "
+                        "reproduced (publish the method as a plugin or an LLM configuration)")
+    scheme = name.partition(":")[0]
+    if scheme == "apertium":
+        return build_method(name, dataset=full)
+    if scheme in LLM_SCHEMES:
+        method = build_method(scheme, dataset=full, llm_options=_llm_options(card, base_url, api_key_env, concurrency))
+        if method.identity.system_prompt != card.get("system_prompt_used"):
+            raise UserError("the system prompt built here differs from the card's system_prompt_used (its prompt or "
+                            "coaching file is not the one the run used)", file=cfg.get("system_prompt_file")
+                            or cfg.get("coaching_file"))  # fmt: skip
+        return method
+    raise UserError(f"method {name!r} cannot be rebuilt from its card (apertium:PAIR, llm and coached cards can); "
+                    "reproduce it with mt-eval run and compare the cards")
+
+
+def _dataset(card: Mapping[str, Any], corpus: Path) -> tuple[Any, Any, dict[str, Any]]:
+    """(full corpus, the card's selection of it, the selection), checked against the card's hashes."""
+    from mt_eval.corpus import load_corpus, select_entries
+    from mt_eval.runcard.seal import entry_ids_sha256
+
+    ds = card["dataset"]
+    full = load_corpus(corpus, source_lang=ds["source_language"], target_lang=ds["target_language"])
+    if full.sha256 != ds["sha256"]:
+        raise UserError(f"not the card's corpus: sha256 {full.sha256}, the card's dataset is {ds['sha256']}",
+                        file=str(corpus))
+    selection = {k: v for k, v in (ds.get("selection") or {}).items() if k in ("segment", "ids", "difficulty") and v}
+    chosen = select_entries(full, **selection) if selection else full
+    got = entry_ids_sha256([e.id for e in chosen.entries])
+    if got != ds["entry_ids_sha256"]:
+        raise UserError(f"the card's selection {selection or 'all'} gives other entries here: entry_ids_sha256 {got}, "
+                        f"the card's {ds['entry_ids_sha256']}", file=str(corpus))
+    return full, chosen, selection
+
+
+@dataclass
+class Reproduction:
+    """A re-run card and how each weighted metric compares with the published one."""
+
+    published_hash: str
+    card: dict[str, Any]
+    path: Path
+    checks: list[MetricCheck]
+
+    @property
+    def verified(self) -> bool:
+        return verified(self.checks)
+
+    def differences(self) -> dict[str, Any]:
+        """What the store records: every check, and which ones differ."""
+        return {"tolerance": TOLERANCE, "checks": [c.as_dict() for c in self.checks],
+                "differing": [c.metric for c in self.checks if not c.within]}  # fmt: skip
+
+
+def reproduce(card: Mapping[str, Any], corpus: Path, *, runs_dir: Path, out: Path | None = None,
+              base_url: str | None = None, api_key_env: str | None = None, concurrency: int | None = None,
+              progress: Any = None) -> Reproduction:
+    """Re-run ``card``'s method on ``corpus`` (the card's entries), write the new card, compare."""
+    import json
+
+    from mt_eval.api import evaluate
+
+    full, chosen, selection = _dataset(card, corpus)
+    method = method_from_card(card, full, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
+    header = card["scores"].get("confidence_intervals") or {}
+    bootstrap = BootstrapConfig(int(header.get("n_resamples", 1000)), float(header.get("alpha", 0.05)),
+                                int(header.get("seed", 12345)))
+    terminology = None
+    if card.get("terminology"):  # the card carries the terms it was scored with: score the re-run with them
+        terminology = runs_dir / f"terminology-{str(card['run_card_hash'])[:12]}.json"
+        terminology.parent.mkdir(parents=True, exist_ok=True)
+        terminology.write_text(json.dumps(card["terminology"], ensure_ascii=False), encoding="utf-8")
+    new, path = evaluate(chosen, method, condition=str(card["condition"]), runs_dir=runs_dir, out=out,
+                         selection=selection, progress=progress, bootstrap=bootstrap,
+                         skip_analyser=bool(card.get("analyser_skipped")), terminology=terminology)
+    return Reproduction(str(card["run_card_hash"]), new, path, compare_cards(card, new))
