@@ -37,6 +37,7 @@ from typing import Any
 import httpx
 
 from mt_eval.errors import UserError
+from mt_eval.providers.pool import SharedPool, active_pool
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +249,7 @@ class OpenAICompatClient:
         headers: dict[str, str] | None = None,
         on_retry: Callable[[str], None] | None = None,
         retry_empty: bool = True,
+        pool: SharedPool | None = None,
     ) -> None:
         if concurrency < 1:
             raise UserError("concurrency must be at least 1", field="concurrency")
@@ -263,6 +265,7 @@ class OpenAICompatClient:
         self._http: httpx.AsyncClient | None = None
         self._on_retry = on_retry  # told the reason of every retry (progress bars count them)
         self._retry_empty = retry_empty
+        self._pool = pool or active_pool()  # a sweep's cells share connections and the in-flight limit
 
     async def __aenter__(self) -> OpenAICompatClient:
         limits = httpx.Limits(max_connections=self._concurrency, max_keepalive_connections=self._concurrency)
@@ -318,7 +321,10 @@ class OpenAICompatClient:
     async def _exchange(self, body: dict[str, Any]) -> dict[str, Any]:
         assert self._http is not None
         try:
-            resp = await self._http.post(self.url, json=body)
+            if self._pool is not None:
+                resp = await self._pool.post(self.endpoint.base_url, self.url, body, self._headers, self._timeout)
+            else:
+                resp = await self._http.post(self.url, json=body)
         except httpx.TimeoutException as exc:
             raise _Retryable(f"timeout ({type(exc).__name__})", None, None) from exc
         except httpx.TransportError as exc:
