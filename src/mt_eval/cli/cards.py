@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -31,6 +31,9 @@ from mt_eval.cli.common import (
 )
 from mt_eval.runcard.io import load_card
 
+if TYPE_CHECKING:
+    from mt_eval.runcard.signing import SignatureCheck
+
 
 def validate(
     corpus: Annotated[Path, typer.Argument(help="Corpus file to check (.json, .jsonl, .tsv).")],
@@ -46,20 +49,28 @@ def validate(
     render_summary(summarize(load_corpus(corpus, source_lang=source_lang, target_lang=target_lang)), out)
 
 
-def verify(card: CardArg) -> None:
+def verify(
+    card: CardArg,
+    db: Annotated[str | None, opt("Also say whether each signing key is registered (and not revoked) in this "
+                                  "store: a SQLite file or a database URL.", "--db", metavar="<path|url>")] = None,
+) -> None:
     """Recompute the fingerprint, every derivable score, the stored statistics and the seal; exit 1
     naming what differs. The statistics sidecar (<card>.stats.npz) is checked when it is beside the card.
 
     A card that verifies is internally consistent: nothing was edited after it was sealed. It does
-    not prove the predictions came from the method named on it (that is what reproducing the run is for).
+    not prove the predictions came from the method named on it (that is what reproducing the run is for),
+    nor who made it: signatures (<card>.sig, mt-eval sign) are checked and each is reported with what it
+    proves; an invalid one fails verify (exit 1). With --db, each key is looked up in that store.
 
-    Example: mt-eval verify runs/demo/run_card.json
+    Example: mt-eval verify runs/demo/run_card.json --db board.db
     """
     from mt_eval.qa.card import is_qa_card, verify_qa_card
     from mt_eval.runcard.io import migrate, read_card_json
+    from mt_eval.runcard.signing import check_card_signatures
     from mt_eval.runcard.verify import verify_card
 
     data = read_card_json(card)  # a QA card (``mt-eval qa … --out``) has a schema of its own
+    checks = check_card_signatures(card, data.get("run_card_hash"))  # a malformed .sig: one line, before the work
     problems = verify_qa_card(data) if is_qa_card(data) else verify_card(migrate(data, file=str(card)), card)
     if problems:
         err.print(f"[red]FAILED[/red] {escape(str(card))}: {escape(problems[0])}", highlight=False, soft_wrap=True)
@@ -67,6 +78,27 @@ def verify(card: CardArg) -> None:
             err.print(f"  also: {escape(extra)}", highlight=False, soft_wrap=True)
         raise typer.Exit(1)
     out.print(f"[green]OK[/green] {escape(str(card))}: fingerprint, scores and run_card_hash verify")
+    _signatures(card, checks, db)
+
+
+def _signatures(card: Path, checks: list[SignatureCheck], db: str | None) -> None:
+    """``verify``'s signature report; exit 1 when a signature beside the card is invalid."""
+    from mt_eval.render.signatures import signature_lines
+    from mt_eval.store import open_store, resolve_url
+    from mt_eval.store.db import display
+    from mt_eval.store.keys import lookup_keys
+
+    registry = None
+    if db is not None:
+        with open_store(db) as store:
+            registry = lookup_keys(store, [c.signature.key_id for c in checks])
+    for line in signature_lines(checks, registry, display(resolve_url(db))):
+        out.print(line, highlight=False, soft_wrap=True)
+    bad = [c for c in checks if not c.valid]
+    if bad:
+        err.print(f"[red]FAILED[/red] {escape(str(card))}: signature by key {bad[0].signature.key_id} is invalid "
+                  f"({escape(bad[0].problem or '')})", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 def _load_checked(path: Path) -> tuple[dict[str, Any], list[str]]:

@@ -40,7 +40,9 @@ def publish(
     """Verify each card (seal, fingerprint, scores, statistics) and add them all in one transaction.
 
     A card that does not verify is refused, naming the first difference (exit 1), and nothing is
-    written; a card already published is left as it is.
+    written; a card already published is left as it is. Signatures beside a card (<card>.sig, mt-eval
+    sign) are checked and kept: an invalid one is refused; a store that requires signatures (mt-eval
+    keys require on) refuses a card not signed by a registered, unrevoked key of the --submitter.
 
     Example: mt-eval publish runs/demo/run_card.json --submitter me
     """
@@ -52,7 +54,8 @@ def publish(
     with open_store(db) as store:
         results = publish_cards(store, pending, submitter=submitter)
     for r in results:
-        out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]})", highlight=False)
+        signed = f", signed by {escape(', '.join(r.signed_by))}" if r.signed_by else ""
+        out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]}{signed})", highlight=False)
 
 
 def leaderboard(
@@ -89,22 +92,29 @@ def export(
     output: Annotated[Path | None, opt("Write here instead of standard output.", "-o", "--output")] = None,
     entries: Annotated[bool, opt("Per-entry rows (entry id, output, per-entry metric values).", "--entries")] = False,
     method_class: ClassOpt = None, tier: TierOpt = None, verification: VerificationOpt = None,
+    sign_key: Annotated[Path | None, opt("Sign the export with this private key (the store's): writes "
+                                         "<output>.sig; needs -o.", "--sign-key")] = None,
 ) -> None:
     """Every leaderboard row (or, with --entries, every per-entry row) as CSV or JSON lines.
 
-    Example: mt-eval export --format jsonl -o board.jsonl
+    With --sign-key, a detached signature of the exported bytes goes beside the file (FILE.sig);
+    anyone can check it with: mt-eval keys check FILE --key store.pub.
+
+    Example: mt-eval export --format jsonl -o board.jsonl --sign-key store.key
     """
+    from mt_eval.runcard.signing import key_signer, read_private_key
     from mt_eval.store import open_store
-    from mt_eval.store.board import export_text
+    from mt_eval.store.board import export_text, write_export
 
     if output is not None and not output.parent.is_dir():
         raise UserError("output folder does not exist", file=str(output))
+    if sign_key is not None and output is None:
+        raise UserError("--sign-key needs -o FILE: the signature is written beside the file")
+    key = read_private_key(sign_key) if sign_key is not None else None  # a bad key fails before the query
     with open_store(db) as store:
         text = export_text(store, _filters(dataset, method_class, tier, verification), fmt=fmt, entries=entries)
     if output is None:
         typer.echo(text, nl=False)
-    else:
-        tmp = output.with_name(output.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(output)
-        err.print(f"wrote {escape(str(output))}", highlight=False)
+        return
+    written = write_export(text, output, key, key_signer(sign_key) if sign_key is not None else None)
+    err.print(f"wrote {escape(', '.join(str(p) for p in written))}", highlight=False)

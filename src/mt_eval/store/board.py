@@ -2,7 +2,9 @@
 
 ``leaderboard`` is what ``mt-eval leaderboard`` shows and ``--json`` prints; ``export_rows`` is the
 same rows flattened for CSV/JSON lines (``mt-eval export``), ranked rows first, then the cards set
-apart, so a spreadsheet and the table agree.
+apart, so a spreadsheet and the table agree. ``write_export`` writes them, signed by the store's key
+when given one (``<file>.sig``, ``runcard/signing.py``), so a reader can check that the rows are the
+store's and unchanged.
 """
 
 from __future__ import annotations
@@ -11,12 +13,17 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mt_eval.errors import UserError
+from mt_eval.runcard.signing import sign_bytes, signature_path, write_atomic
 from mt_eval.store.db import Store
 from mt_eval.store.query import FIXED_SORTS, BoardRow, Filters, entry_rows, query_rows, sort_key
 from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 DEFAULT_LIMIT = 50
 FORMATS = ("csv", "jsonl")
@@ -105,3 +112,18 @@ def _cell(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
         return "'" + value
     return "" if value is None else value
+
+
+def write_export(text: str, output: Path, key: Ed25519PrivateKey | None = None,
+                 signer: str | None = None) -> list[Path]:
+    """Write the export to ``output`` and, with ``key``, its detached signature beside it; the files
+    written. An older ``<output>.sig`` is removed when the new export is not signed: it would sign
+    bytes that are no longer there."""
+    data = text.encode("utf-8")
+    sig = signature_path(output)
+    write_atomic(output, data)
+    if key is None:
+        sig.unlink(missing_ok=True)
+        return [output]
+    write_atomic(sig, sign_bytes(data, output.name, key, signer).encode("utf-8"))
+    return [output, sig]

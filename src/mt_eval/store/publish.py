@@ -5,6 +5,12 @@ A store is only as trustworthy as what goes in, so ``publish`` re-runs ``verify_
 writing nothing, when one fails. A card already there (same ``run_card_hash``) is skipped: a replay
 changes nothing. ``insert_card`` is the insertion itself, without verification, for callers that
 have already verified (``publish``) or deliberately insert synthetic cards (the benchmark).
+
+Signatures (``<card>.sig``, ``runcard/signing.py``) are checked on the way in: an invalid one refuses
+the card whether or not the store requires signatures (a forged signature is never silently dropped);
+when the store requires them (``store/keys.py``), a card needs a valid signature by a registered,
+unrevoked key, and ``--submitter`` must be that key's submitter. Valid signatures are kept in
+``card_signatures``; without ``--submitter`` the card's submitter is the registered owner of its key.
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
 from mt_eval.runcard.io import migrate, read_card_json
+from mt_eval.runcard.signing import SignatureCheck, check_card_signatures
 from mt_eval.runcard.statistics import SidecarError, sha256_bytes, sidecar_path
 from mt_eval.scoring.composite import composite_rule
 from mt_eval.store.db import Store, StoreError
-from mt_eval.store.models import Card, CardMetric, CardStatistics, Dataset, EntryResult
+from mt_eval.store.keys import accept, signatures_required
+from mt_eval.store.models import Card, CardMetric, CardSignature, CardStatistics, Dataset, EntryResult
 
 SELF_BENCHMARKED = "self-benchmarked"
 CARD_KEYS = ("run_card_hash", "results", "scores", "dataset", "method")
@@ -39,20 +47,23 @@ class CardRefused(UserError):
 
 @dataclass(frozen=True)
 class PendingCard:
-    """A card read from disk and verified, with its sidecar's bytes, ready to insert."""
+    """A card read from disk and verified, with its sidecar's bytes and its signatures (all valid)."""
 
     path: str
     card: dict[str, Any]
     statistics: bytes
+    signatures: tuple[SignatureCheck, ...] = ()
 
 
 @dataclass(frozen=True)
 class PublishResult:
-    """What one ``publish`` did with each card: ``inserted`` or ``already published``."""
+    """What one ``publish`` did with each card: ``inserted`` or ``already published``; ``signed_by``:
+    the submitters whose registered, unrevoked keys signed it."""
 
     path: str
     run_card_hash: str
     status: str
+    signed_by: tuple[str, ...] = ()
 
 
 def read_for_publish(path: str | Path) -> PendingCard:
@@ -66,6 +77,11 @@ def read_for_publish(path: str | Path) -> PendingCard:
     if data.get("kind") not in (None, "mt") or missing:
         raise UserError(f"not a run card (no {', '.join(missing) or 'MT card kind'})", file=str(p))
     card = migrate(data, file=str(p))
+    checks = check_card_signatures(p, card.get("run_card_hash"))  # cheap: a forged signature is refused first
+    for check in checks:
+        if not check.valid:
+            raise CardRefused(f"refused: signature by key {check.signature.key_id} is invalid ({check.problem})",
+                              file=str(p))
     problems = verify_card(card, p)
     if problems:
         raise CardRefused(f"refused, does not verify: {problems[0]}", file=str(p))
@@ -79,7 +95,7 @@ def read_for_publish(path: str | Path) -> PendingCard:
         raise CardRefused(f"refused: its statistics sidecar cannot be read ({exc})", file=str(p)) from None
     if sha256_bytes(blob) != ref.get("sha256"):
         raise CardRefused("refused: statistics.sha256 does not match the sidecar", file=str(p))
-    return PendingCard(str(p), card, blob)
+    return PendingCard(str(p), card, blob, tuple(checks))
 
 
 def publish(store: Store, cards: Sequence[str | Path | PendingCard], *,
@@ -99,15 +115,23 @@ def _insert_new(store: Store, pending: Sequence[PendingCard], submitter: str | N
     """Insert the cards not yet in the store, in one transaction."""
     results: list[PublishResult] = []
     with store.session() as session:
+        required = signatures_required(session)
         seen: set[str] = set()
         for item in pending:
+            accepted, refused = accept(session, item.signatures, submitter=submitter, required=required)
+            if refused is not None:  # raised inside the transaction: nothing of the batch is written
+                raise CardRefused(f"refused: {refused}", file=item.path)
             digest = str(item.card["run_card_hash"])
             if digest in seen or session.scalar(select(Card.id).where(Card.run_card_hash == digest)) is not None:
-                results.append(PublishResult(item.path, digest, "already published"))
+                results.append(PublishResult(item.path, digest, "already published", tuple(accepted.submitters)))
                 continue
             seen.add(digest)
-            insert_card(session, item.card, item.statistics, submitter=submitter, published_at=now)
-            results.append(PublishResult(item.path, digest, "inserted"))
+            owner = submitter or next(iter(accepted.submitters), None)
+            row = insert_card(session, item.card, item.statistics, submitter=owner, published_at=now)
+            session.add_all(CardSignature(card_id=row.id, key_id=c.signature.key_id, signer=c.signature.signer,
+                                          public_key=c.signature.public_key, signature=c.signature.signature,
+                                          signed_at=c.signature.signed_time()) for c in item.signatures)
+            results.append(PublishResult(item.path, digest, "inserted", tuple(accepted.submitters)))
     return results
 
 
