@@ -1,13 +1,28 @@
-"""``serve``: the web leaderboard (being built)."""
+"""``serve``: the web leaderboard over a store (``mt_eval.web``), run by uvicorn."""
 
 from __future__ import annotations
 
-import typer
+from typing import Annotated
+
+from mt_eval.cli.common import opt
+from mt_eval.cli.store import DbOpt
+from mt_eval.errors import UserError
 
 
-def serve() -> None:
-    """Serve the web leaderboard (not yet available).
+def serve(
+    db: DbOpt = None,
+    host: Annotated[str, opt("Address to listen on (127.0.0.1: this machine only).", "--host")] = "127.0.0.1",
+    port: Annotated[int, opt("Port to listen on.", "--port")] = 8000,
+) -> None:
+    """Serve the leaderboard, run pages, comparisons and dataset pages, with a JSON API under /api.
 
-    Example: mt-eval serve --help
+    Pages work without JavaScript and load nothing from another host. Texts of the gold_standard
+    and held_out segments are never served. Stop with Ctrl-C.
+
+    Example: mt-eval serve --db mt-eval.db --port 8000
     """
-    raise typer.Exit(2)
+    from mt_eval.web.app import serve as run_server
+
+    if not 0 < port < 65536:
+        raise UserError(f"--port must be between 1 and 65535, not {port}")
+    run_server(db, host, port)

@@ -1,0 +1,278 @@
+"""What the web pages read from the store: boards with the web's extra filters, Pareto frontiers,
+a card's public view, a dataset's counts, and a comparison of stored runs. No web framework here.
+
+**Secret segments.** A card stores every entry's source, reference and prediction, and the store
+keeps the card whole. Entries of the ``gold_standard`` and ``held_out`` segments must never be
+shown (Benchmark Spec §8: the test set never leaves the governance organisation), so everything a
+page or the API serves goes through ``public_entries`` (texts of the other segments only) or
+counts; the stored card JSON itself is never served.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+
+from mt_eval.errors import UserError
+from mt_eval.render.card_data import as_dict
+from mt_eval.store.board import DEFAULT_LIMIT
+from mt_eval.store.board import _sort_value as sort_value
+from mt_eval.store.db import Store
+from mt_eval.store.models import Card, CardSignature, Dataset
+from mt_eval.store.query import BoardRow, Filters, query_rows, sort_key
+from mt_eval.store.query import _utc as utc
+from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
+from mt_eval.store.ranking import _as_card as card_dict
+from mt_eval.store.ranking import _load as load_with_statistics
+
+SECRET_SEGMENTS = frozenset({"gold_standard", "held_out"})
+BREAKDOWNS = ("by_difficulty", "by_provenance", "by_register", "by_segment")
+FACETS = ("segment", "difficulty", "provenance", "register")
+ENTRY_FIELDS = ("entry_id", "segment", "difficulty", "provenance", "register", "source", "reference", "predicted",
+                "error", "exact_match", "entry_chrf", "latency_seconds", "metrics")  # fmt: skip
+MAX_COMPARED = 8
+DISAGREEMENTS = 10
+
+
+@dataclass(frozen=True)
+class BoardQuery:
+    """The leaderboard filters: the store's own (``Filters``) and the web's model and coverage."""
+
+    filters: Filters = field(default_factory=Filters)
+    model: str | None = None
+    complete_only: bool = False
+    limit: int = DEFAULT_LIMIT
+    sort: str = "composite"
+
+
+def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
+    """``store.board.leaderboard`` with the model and coverage filters applied before ranking, so the
+    clusters are those of the cards shown (as ``--method-class`` does on the command line)."""
+    if query.limit < 1:
+        raise UserError("limit must be at least 1")
+    with store.session() as session:
+        _, _, higher = sort_key(session, query.sort)  # an unknown key is refused before any ranking
+        rows = query_rows(session, query.filters)
+        if query.model:
+            rows = [r for r in rows if r.model == query.model]
+        if query.complete_only:
+            complete = complete_hashes(session, [r.run_card_hash for r in rows])
+            rows = [r for r in rows if r.run_card_hash in complete]
+        boards = rank(session, rows[: query.limit], n_resamples=n_resamples)
+    if query.sort != "composite":
+        for board in boards:
+            board.rows.sort(key=lambda r: sort_value(r, query.sort, higher))
+    return boards
+
+
+def complete_hashes(session: Any, hashes: Sequence[str]) -> set[str]:
+    """Cards with complete coverage: every entry of the dataset (no selection) and no failed entry.
+
+    Read as two JSON fields, never the whole card (a card can be megabytes)."""
+    if not hashes:
+        return set()
+    stmt = select(Card.run_card_hash, Card.card["dataset"]["selection"], Card.card["scores"]["errors"]).where(
+        Card.run_card_hash.in_(list(hashes)))
+    return {h for h, selection, errors in session.execute(stmt) if not selection and errors == 0}
+
+
+def facets(store: Store) -> dict[str, list[str]]:
+    """The values the filter menus offer: each distinct value in the store."""
+    with store.session() as session:
+        def distinct(column: Any) -> list[str]:
+            return sorted(str(v) for v in session.scalars(select(column).distinct()) if v is not None)
+
+        return {"dataset": distinct(Dataset.dataset_id), "method_class": distinct(Card.method_class),
+                "model": distinct(Card.model_slug), "tier": distinct(Card.quality_tier),
+                "verification": distinct(Card.verification_tier)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ParetoPoint:
+    run_card_hash: str
+    label: str
+    composite: float
+    x: float
+    on_frontier: bool
+
+
+def pareto(rows: Iterable[BoardRow], axis: str) -> list[ParetoPoint]:
+    """Composite (higher is better) against ``axis`` (``cost_per_entry`` or ``avg_latency``; lower is
+    better): a card is on the frontier when no other card is at least as good on both and better on one.
+    Cards without a composite or a value on the axis are left out."""
+    points = [(r, getattr(r, axis)) for r in rows if r.composite is not None and getattr(r, axis) is not None]
+    points.sort(key=lambda p: (p[1], -(p[0].composite or 0.0), p[0].run_card_hash))
+    best = float("-inf")
+    out = []
+    for row, x in points:
+        composite = float(row.composite or 0.0)
+        on = composite > best
+        best = max(best, composite)
+        out.append(ParetoPoint(row.run_card_hash, row.method, composite, float(x), on))
+    return out
+
+
+@dataclass(frozen=True)
+class StoredCard:
+    """A published card and what the store records beside it."""
+
+    card: dict[str, Any]
+    verification_tier: str
+    submitter: str | None
+    published_at: str
+    signatures: list[dict[str, Any]]
+
+
+def load_card(store: Store, run_card_hash: str) -> StoredCard | None:
+    """A published card by its full hash (the caller checks the spelling), or None."""
+    stmt = select(Card.id, Card.card, Card.verification_tier, Card.submitter, Card.published_at).where(
+        Card.run_card_hash == run_card_hash)
+    with store.session() as session:
+        found = session.execute(stmt).first()
+        if found is None:
+            return None
+        card_id, card, tier, submitter, when = found
+        signed = session.scalars(select(CardSignature).where(CardSignature.card_id == card_id)
+                                 .order_by(CardSignature.key_id)).all()  # fmt: skip
+        return StoredCard(card_dict(card), tier, submitter, utc(when).isoformat(), [
+            {"key_id": s.key_id, "signer": s.signer, "public_key": s.public_key, "signature": s.signature,
+             "signed_at": s.signed_at.isoformat() if s.signed_at else None} for s in signed])  # fmt: skip
+
+
+def is_secret(result: Mapping[str, Any]) -> bool:
+    return str(result.get("segment")) in SECRET_SEGMENTS
+
+
+def run_view(stored: StoredCard) -> dict[str, Any]:
+    """What the run page and ``/api/runs/{hash}`` show beside the card's summary (``show --json``):
+    breakdowns, cost, speed, fingerprint, environment, signatures and entry counts. No text of any
+    entry: those come page by page from ``public_entries``."""
+    card = stored.card
+    scores = as_dict(card.get("scores"))
+    results = [r for r in card.get("results") or [] if isinstance(r, Mapping)]
+    hidden = sum(1 for r in results if is_secret(r))
+    method = as_dict(card.get("method"))
+    return {
+        "method": {k: method.get(k) for k in ("name", "method_class", "version", "config_sha256")},
+        "breakdowns": {b: as_dict(scores.get(b)) for b in BREAKDOWNS},
+        "fingerprint": as_dict(card.get("fingerprint")),
+        "environment": as_dict(card.get("environment")),
+        "cost_block": as_dict(card.get("cost")),
+        "speed_block": as_dict(card.get("speed")),
+        "signatures": stored.signatures,
+        "verification_tier": stored.verification_tier,
+        "submitter": stored.submitter,
+        "published_at": stored.published_at,
+        "entry_counts": {"total": len(results), "shown": len(results) - hidden, "secret": hidden},
+        "entry_facets": {name: sorted({str(r.get(name)) for r in results if not is_secret(r)}) for name in FACETS},
+        "timestamp": card.get("timestamp"),
+    }
+
+
+@dataclass(frozen=True)
+class EntryFilter:
+    """The per-entry table's filters: facet values, a text search, and the page."""
+
+    segment: str | None = None
+    difficulty: int | None = None
+    provenance: str | None = None
+    register: str | None = None
+    q: str | None = None
+    offset: int = 0
+    limit: int = 100
+
+
+def _public(result: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: result.get(k) for k in ENTRY_FIELDS}
+
+
+def public_entries(card: Mapping[str, Any], where: EntryFilter = EntryFilter()) -> dict[str, Any]:
+    """A page of the card's entries outside the secret segments, filtered; with the match count."""
+    results = [r for r in card.get("results") or [] if isinstance(r, Mapping) and not is_secret(r)]
+    needle = (where.q or "").casefold()
+
+    def keep(r: Mapping[str, Any]) -> bool:
+        for name in FACETS:
+            wanted = getattr(where, name)
+            if wanted is not None and str(r.get(name)) != str(wanted):
+                return False
+        texts = (str(r.get("source", "")), str(r.get("reference", "")), str(r.get("predicted", "")))
+        return not needle or any(needle in t.casefold() for t in texts) or needle == str(r.get("entry_id"))
+
+    matched = [r for r in results if keep(r)]
+    return {"matched": len(matched), "offset": where.offset, "limit": where.limit,
+            "entries": [_public(r) for r in matched[where.offset : where.offset + where.limit]]}  # fmt: skip
+
+
+def dataset_view(store: Store, dataset_id: str) -> list[dict[str, Any]]:
+    """Each version of ``dataset_id`` in the store (corpus hash + entries) with its counts per segment,
+    difficulty, provenance and register, read from one of its cards. Counts only: no text."""
+    with store.session() as session:
+        datasets = session.scalars(select(Dataset).where(Dataset.dataset_id == dataset_id)
+                                   .order_by(Dataset.sha256, Dataset.entry_ids_sha256)).all()  # fmt: skip
+        out = []
+        for ds in datasets:
+            n_cards = session.scalar(select(func.count(Card.id)).where(Card.dataset_pk == ds.id)) or 0
+            card = session.scalar(select(Card.card).where(Card.dataset_pk == ds.id).order_by(Card.id).limit(1))
+            results = [r for r in as_dict(card_dict(card)).get("results") or [] if isinstance(r, Mapping)] \
+                if card is not None else []
+            out.append({
+                "dataset_id": ds.dataset_id, "version": ds.version, "sha256": ds.sha256,
+                "entry_ids_sha256": ds.entry_ids_sha256, "language_pair": ds.language_pair,
+                "entry_count": ds.entry_count, "cards": n_cards,
+                "counts": {name: dict(sorted(Counter(str(r.get(name)) for r in results).items())) for name in FACETS},
+                "secret_entries": sum(1 for r in results if is_secret(r)),
+            })  # fmt: skip
+    return out
+
+
+def datasets(store: Store) -> list[dict[str, Any]]:
+    """Every dataset id with its versions and card counts (the dataset index)."""
+    with store.session() as session:
+        rows = session.execute(select(Dataset.dataset_id, Dataset.language_pair, Dataset.entry_count, Dataset.sha256)
+                               .order_by(Dataset.dataset_id, Dataset.sha256)).all()  # fmt: skip
+    return [{"dataset_id": d, "language_pair": p, "entry_count": n, "sha256": s} for d, p, n, s in rows]
+
+
+def compare_runs(store: Store, hashes: Sequence[str], *, n_resamples: int = N_RESAMPLES) -> dict[str, Any]:
+    """2–8 stored runs on the same entries, the first the baseline: every run's scores with CIs and the
+    paired test per metric (``mt_eval.comparison.compare`` on the stored statistics, Holm per metric),
+    and the public entries where the runs disagree most (the widest spread of per-entry chrF++)."""
+    from mt_eval.comparison import compare
+    from mt_eval.runcard.statistics import decode
+
+    unique = list(dict.fromkeys(hashes))
+    if not 2 <= len(unique) <= MAX_COMPARED:
+        raise UserError(f"compare needs 2 to {MAX_COMPARED} different runs, got {len(unique)}")
+    with store.session() as session:
+        cards, blobs = load_with_statistics(session, unique)
+    missing = [h for h in unique if h not in cards]
+    if missing:
+        raise LookupError(missing[0])
+    ordered = [cards[h] for h in unique]
+    stored = [decode(blobs[h], cards[h]["statistics"]) for h in unique]
+    result = compare(ordered, statistics=stored, n_resamples=n_resamples, sources=[h[:12] for h in unique])
+    return {"runs": unique, "comparison": result.as_dict(), "disagreements": disagreements(ordered)}
+
+
+def disagreements(cards: Sequence[Mapping[str, Any]], n: int = DISAGREEMENTS) -> list[dict[str, Any]]:
+    """The ``n`` public entries whose per-entry chrF++ differs most across the runs, with every output."""
+    by_run = [{r["entry_id"]: r for r in c.get("results") or [] if isinstance(r, Mapping)} for c in cards]
+    spread: list[tuple[float, int, list[Mapping[str, Any]]]] = []
+    for entry_id, first in by_run[0].items():
+        found = [run.get(entry_id) for run in by_run]
+        rows = [r for r in found if r is not None]
+        if is_secret(first) or len(rows) != len(found):
+            continue
+        numbers = [float(v) for v in (r.get("entry_chrf") for r in rows) if isinstance(v, int | float)]
+        if len(numbers) == len(rows):
+            spread.append((max(numbers) - min(numbers), entry_id, rows))
+    spread.sort(key=lambda s: (-s[0], s[1]))
+    return [{"entry_id": entry_id, "spread": width, "source": rows[0].get("source"),
+             "reference": rows[0].get("reference"),
+             "outputs": [{"predicted": r.get("predicted"), "entry_chrf": r.get("entry_chrf")} for r in rows]}
+            for width, entry_id, rows in spread[:n]]  # fmt: skip

@@ -1,0 +1,117 @@
+"""The application: ``create_app(db_url)`` opens the store once and mounts one router per area.
+
+Errors a reader can cause are answered, never a traceback: a ``UserError`` (an unknown sort key,
+runs on different datasets) is a 400 with its one line, an unknown hash a 404, a malformed
+parameter FastAPI's 422. Pages answer in HTML, ``/api/…`` in JSON. Every response carries a
+Content-Security-Policy allowing this origin only (no inline script, no other host), so even a
+mistake in escaping could not run a card's script or load anything from elsewhere.
+
+FastAPI's own documentation pages load their script from a CDN, so they are off; ``/openapi.json``
+is served and ``/api`` lists its endpoints as a plain page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+
+from mt_eval.errors import UserError
+from mt_eval.store.db import StoreError, open_store
+from mt_eval.store.ranking import N_RESAMPLES
+from mt_eval.version import __version__
+from mt_eval.web import compare, datasets, leaderboard, runs
+from mt_eval.web.common import HERE, page
+
+ROUTERS = (leaderboard.router, runs.router, compare.router, datasets.router)
+"""One router per area; the review pages will be one more (``mt_eval.web.review``)."""
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+
+
+def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES) -> FastAPI:
+    """The web app over the store at ``db_url`` (a SQLite path or a database URL; ``None``: the
+    default store, as ``--db`` is resolved on the command line). The store opens (and migrates) here,
+    so a wrong URL is one ``StoreError`` before any server starts."""
+    store = open_store(db_url)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.close()
+
+    app = FastAPI(title="mt-eval leaderboard", version=__version__, docs_url=None, redoc_url=None, lifespan=lifespan,
+                  description="Published run cards, ranked with significance clusters. Texts of the "
+                              "gold_standard and held_out segments are never served.")  # fmt: skip
+    app.state.store = store
+    app.state.n_resamples = n_resamples
+    for router in ROUTERS:
+        app.include_router(router)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.get("/api", response_class=HTMLResponse, summary="The JSON API, listed")(_api_index)
+    _handlers(app)
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    return app
+
+
+def _api_index(request: Request) -> HTMLResponse:
+    """Every ``/api`` endpoint with its summary and parameters, from the OpenAPI document."""
+    paths = request.app.openapi()["paths"]
+    endpoints = [{"path": path, "summary": op.get("summary", ""),
+                  "params": [p["name"] for p in op.get("parameters", [])]}
+                 for path, ops in sorted(paths.items()) if path.startswith("/api/")
+                 for op in ops.values()]  # fmt: skip
+    return page(request, "api.html", endpoints=endpoints, title="API")
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or request.url.path == "/openapi.json"
+
+
+def _error(request: Request, status: int, message: str) -> Response:
+    if _wants_json(request):
+        return JSONResponse({"detail": message}, status_code=status)
+    return page(request, "error.html", status_code=status, status=status, message=message, title=f"Error {status}")
+
+
+def _handlers(app: FastAPI) -> None:
+    @app.exception_handler(StoreError)
+    async def store_error(request: Request, exc: StoreError) -> Response:
+        return _error(request, 503, exc.one_line())
+
+    @app.exception_handler(UserError)
+    async def user_error(request: Request, exc: UserError) -> Response:
+        return _error(request, 400, exc.one_line())
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        return _error(request, exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        if _wants_json(request):
+            return JSONResponse({"detail": jsonable_encoder(exc.errors())}, status_code=422)
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'][1:])}: {err['msg']}" for err in exc.errors())
+        return _error(request, 422, problems)
+
+
+def serve(db: str | None, host: str, port: int) -> None:
+    """Run the app under uvicorn until interrupted (``mt-eval serve``)."""
+    import uvicorn
+
+    uvicorn.run(create_app(db), host=host, port=port, log_level="info")

@@ -1,0 +1,77 @@
+"""What every router shares: the store of the app, the templates, the hash parameter, number formats.
+
+Templates are Jinja2 with autoescape on for every file: a method name, a model or a prediction is
+text from an untrusted card and is always escaped. The only markup inserted unescaped comes from
+the report's own builders (``render.html``: the CI bar, the character diff), which escape every
+piece of text they are given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path as FilePath
+from typing import Annotated, Any
+
+from fastapi import HTTPException, Path, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup
+
+from mt_eval.render.html.diff import char_diff
+from mt_eval.render.html.parts import LABELS, bar, digits_for, fmt
+from mt_eval.scoring.composite import effective_tier, tier_label
+from mt_eval.store.db import Store
+
+HERE = FilePath(__file__).resolve().parent
+HASH_PATTERN = "^[0-9a-f]{64}$"
+RunHash = Annotated[str, Path(pattern=HASH_PATTERN, description="The card's run_card_hash (64 hex digits).")]
+
+
+def _bar(label: str, value: Any, ci: Any, scale: Any = 1.0) -> Markup:
+    """The CI bar of ``render.html.parts`` (it escapes its own text) on the metric's scale."""
+    domain = float(scale) if isinstance(scale, int | float) and scale > 0 else 1.0
+    return Markup(bar(str(label), value, ci, domain, digits=digits_for(domain)))
+
+
+def _num(value: Any, scale: Any = 1.0) -> str:
+    return fmt(value, digits_for(float(scale)) if isinstance(scale, int | float) else 4)
+
+
+def _diff(reference: Any, predicted: Any) -> Markup:
+    return Markup(char_diff(str(reference or ""), str(predicted or "")))
+
+
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True,
+                      lstrip_blocks=True)  # fmt: skip
+    env.filters.update(bar=_bar, num=_num, diff=_diff, tier_label=tier_label, effective_tier=effective_tier,
+                       label=lambda m: LABELS.get(str(m), str(m)))  # fmt: skip
+    return env
+
+
+TEMPLATES = Jinja2Templates(env=_environment())
+
+
+def store_of(request: Request) -> Store:
+    """The app's open store (``create_app`` opens it once)."""
+    store: Store = request.app.state.store
+    return store
+
+
+def resamples_of(request: Request) -> int:
+    """Bootstrap resamples for ranking and comparing (1,000, as the command line uses)."""
+    return int(request.app.state.n_resamples)
+
+
+def page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    """Render template ``name`` with ``context``."""
+    return TEMPLATES.TemplateResponse(request, name, context, status_code=status_code)
+
+
+def not_found(what: str) -> HTTPException:
+    return HTTPException(status_code=404, detail=f"{what} is not in this store")
+
+
+def blank(value: str | None) -> str | None:
+    """An empty form field means "any" (an HTML menu sends ``?tier=`` for its first option)."""
+    return value or None

@@ -1,0 +1,83 @@
+"""The leaderboard: one ranked table per dataset (Benchmark Spec §9.7), its Pareto charts, and the API.
+
+``/api/leaderboard`` returns exactly what ``mt-eval leaderboard --json`` prints for the same store and
+filters (``store.board.as_json``'s rows); the page shows the same rows. The web adds two filters the
+command line lacks, a model and "complete coverage only", applied before ranking.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+
+from mt_eval.scoring.profiles import TIERS
+from mt_eval.store.board import DEFAULT_LIMIT, as_json
+from mt_eval.store.pages import BoardQuery, board_page, facets, pareto
+from mt_eval.store.query import Filters
+from mt_eval.store.ranking import RankedBoard
+from mt_eval.web.charts import AXES, pareto_svg
+from mt_eval.web.common import blank, page, resamples_of, store_of
+
+router = APIRouter()
+SPEC_METRICS = ("chrf_plus_plus", "fst_acceptance_rate", "exact_match_rate", "semantic_score")
+"""The metric columns of Benchmark Spec §9.7, beside the composite."""
+
+
+def board_query(
+    dataset: Annotated[str | None, Query(max_length=300, description="Dataset id, sha256 or 8+ prefix.")] = None,
+    method_class: Annotated[str | None, Query(max_length=100)] = None,
+    tier: Annotated[str | None, Query(max_length=50, description="The tier that counts (§20).")] = None,
+    verification: Annotated[str | None, Query(max_length=50)] = None,
+    model: Annotated[str | None, Query(max_length=300)] = None,
+    complete: Annotated[bool, Query(description="Only cards that scored every entry without an error.")] = False,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Rank the top N cards by composite.")] = DEFAULT_LIMIT,
+    sort: Annotated[str, Query(max_length=100, description="composite, cost_adjusted, cost_per_entry, "
+                                                          "latency or a metric id.")] = "composite",
+) -> BoardQuery:
+    """The filters of the page and of the API, from the query string (empty menu values mean "any")."""
+    filters = Filters(dataset=blank(dataset), method_class=blank(method_class), tier=blank(tier),
+                      verification=blank(verification))  # fmt: skip
+    return BoardQuery(filters=filters, model=blank(model), complete_only=complete, limit=limit,
+                      sort=sort or "composite")
+
+
+Board = Annotated[BoardQuery, Depends(board_query)]
+
+
+def _boards(request: Request, query: BoardQuery) -> list[RankedBoard]:
+    return board_page(store_of(request), query, n_resamples=resamples_of(request))
+
+
+def pareto_data(boards: list[RankedBoard]) -> list[dict[str, Any]]:
+    """Per board and axis: every point and whether it is on the frontier (ranked and unranked cards)."""
+    return [{"dataset_id": b.dataset_id, "dataset_sha256": b.dataset_sha256,
+             **{axis: [vars(p) for p in pareto([*b.rows, *b.unranked], axis)] for axis in AXES}}
+            for b in boards]  # fmt: skip
+
+
+@router.get("/", response_class=HTMLResponse, summary="Leaderboard page")
+def leaderboard_page(request: Request, query: Board) -> HTMLResponse:
+    boards = _boards(request, query)
+    charts = [{axis: pareto_svg(pareto([*b.rows, *b.unranked], axis), axis) for axis in AXES} for b in boards]
+    return page(request, "leaderboard.html", boards=list(zip(boards, charts, strict=True)), query=query,
+                facets=facets(store_of(request)), metrics=SPEC_METRICS, tiers=[t for _, t in TIERS],
+                title="Leaderboard")  # fmt: skip
+
+
+@router.get("/api/leaderboard", summary="Leaderboard rows (as `mt-eval leaderboard --json`)")
+def leaderboard_api(request: Request, query: Board) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(as_json(_boards(request, query)))
+    return rows
+
+
+@router.get("/api/pareto", summary="Pareto points and frontiers (composite vs cost, vs latency)")
+def pareto_api(request: Request, query: Board) -> list[dict[str, Any]]:
+    return pareto_data(_boards(request, query))
+
+
+@router.get("/api/facets", summary="The values each leaderboard filter can take")
+def facets_api(request: Request) -> dict[str, list[str]]:
+    return facets(store_of(request))

@@ -1,0 +1,36 @@
+"""A real store for the web tests: the store tests' real cards, plus cards on a small corpus with secret
+segments, a hostile card and a card with failed entries, all made with ``mt-eval score`` and published
+with ``mt-eval publish`` (verified, as a user would)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_helpers import _store, cli, score_secret, secret_corpus
+
+cards = _store.cards  # the real cards: near ≈ near2 > truncated > half, and profile_b (set apart)
+postgres_url = _store.postgres_url
+db_url = _store.db_url
+
+
+@pytest.fixture(scope="session")
+def secret_cards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Cards on the secret corpus: ``plain``, ``hostile`` (script in the method name and an output),
+    ``partial`` (two entries without output); and the corpus entries."""
+    folder = tmp_path_factory.mktemp("web-secret")
+    corpus, entries = secret_corpus(folder)
+    made = {name: score_secret(folder, corpus, entries, name, hostile=name == "hostile", drop=2 * (name == "partial"))
+            for name in ("plain", "hostile", "partial")}  # fmt: skip
+    return {"cards": made, "entries": entries, "corpus": corpus}
+
+
+@pytest.fixture(scope="session")
+def board_db(cards: dict[str, Path], secret_cards: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A SQLite store holding every card above, published through the CLI."""
+    db = str(tmp_path_factory.mktemp("web-store") / "board.db")
+    paths = [*(str(p) for p in cards.values()), *(str(p) for p in secret_cards["cards"].values())]
+    result = cli("publish", *paths, "--db", db, "--submitter", "tester")
+    assert result.exit_code == 0, result.output
+    return db

@@ -1,0 +1,133 @@
+"""The JSON API against independent references: ``mt-eval leaderboard --json`` and ``mt-eval compare
+--json`` on the same store and cards, the card files themselves, and the corpus file's own counts."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from pgserver import create_database
+from web_helpers import board_json, cli
+
+from mt_eval.web.app import create_app
+
+
+@pytest.fixture(scope="module")
+def client(board_db: str) -> Iterator[TestClient]:
+    with TestClient(create_app(board_db)) as test_client:
+        yield test_client
+
+
+def _hash(card: Path) -> str:
+    return str(json.loads(card.read_text(encoding="utf-8"))["run_card_hash"])
+
+
+@pytest.mark.parametrize("query,cli_args", [
+    ("", ()),
+    ("?dataset=ntrex128-eng-spa-demo", ("--dataset", "ntrex128-eng-spa-demo")),
+    ("?tier=functional&method_class=custom-plugin", ("--tier", "functional", "--method-class", "custom-plugin")),
+    ("?sort=chrf_plus_plus&limit=3", ("--sort", "chrf_plus_plus", "--limit", "3")),
+])  # fmt: skip
+def test_leaderboard_api_equals_the_cli_json(client: TestClient, board_db: str, query: str,
+                                             cli_args: tuple[str, ...]) -> None:
+    api = client.get(f"/api/leaderboard{query}")
+    assert api.status_code == 200
+    expected = board_json(board_db, *cli_args)
+    assert api.json() == expected
+    assert len(expected) >= 3 and any(r["rank"] for r in expected)
+
+
+def test_web_filters_model_and_complete_coverage(client: TestClient, board_db: str,
+                                                 secret_cards: dict[str, Any]) -> None:
+    every = board_json(board_db)
+    truncated = client.get("/api/leaderboard?model=truncated").json()
+    assert [r["model"] for r in truncated] == ["truncated"] and truncated[0]["rank"] == "1"
+    partial = _hash(secret_cards["cards"]["partial"])
+    complete = client.get("/api/leaderboard?complete=true").json()
+    assert partial in {r["run_card_hash"] for r in every}
+    assert {r["run_card_hash"] for r in complete} == {r["run_card_hash"] for r in every} - {partial}
+
+
+def test_pareto_frontier_is_recomputed_on_the_filtered_rows(client: TestClient, board_db: str) -> None:
+    def frontier(query: str) -> set[str]:
+        boards = client.get(f"/api/pareto?dataset=ntrex128-eng-spa-demo{query}").json()
+        return {p["run_card_hash"] for b in boards for p in b["cost_per_entry"] if p["on_frontier"]}
+
+    rows = board_json(board_db, "--dataset", "ntrex128-eng-spa-demo")
+    best = max(rows, key=lambda r: r["composite"]["value"])  # every cost is 0: the best composite dominates
+    assert frontier("") == {best["run_card_hash"]}
+    others = [r for r in rows if r["model"] != best["model"]]
+    runner_up = max(others, key=lambda r: r["composite"]["value"])
+    assert frontier(f"&model={runner_up['model']}") == {runner_up["run_card_hash"]} != frontier("")
+
+
+def test_run_api_matches_the_card(client: TestClient, cards: dict[str, Path]) -> None:
+    card = json.loads(cards["near"].read_text(encoding="utf-8"))
+    data = client.get(f"/api/runs/{card['run_card_hash']}").json()
+    assert data["composite"] == card["scores"]["composite"]
+    assert data["scores"]["chrf_plus_plus"] == card["scores"]["chrf_plus_plus"]
+    ci = card["scores"]["confidence_intervals"]["composite"]
+    assert data["confidence_intervals"]["composite"] == {"lower": ci["ci_lower"], "upper": ci["ci_upper"]}
+    assert data["fingerprint"]["hash"] == card["fingerprint"]["hash"]
+    assert data["environment"] == card["environment"] and data["verification_tier"] == "self-benchmarked"
+    assert data["breakdowns"]["by_difficulty"] == card["scores"]["by_difficulty"]
+    entries = client.get(f"/api/runs/{card['run_card_hash']}/entries?limit=1000").json()
+    assert [e["predicted"] for e in entries["entries"]] == [r["predicted"] for r in card["results"]]
+    third = client.get(f"/api/runs/{card['run_card_hash']}/entries?difficulty=3&q=the").json()
+    expected = [r["entry_id"] for r in card["results"] if r["difficulty"] == 3 and any(
+        "the" in r[k].casefold() for k in ("source", "reference", "predicted"))]
+    assert [e["entry_id"] for e in third["entries"]] == expected[:100] and third["matched"] == len(expected)
+
+
+def _tests(paired: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[float, float, float]]:
+    return {(p["system"], p["metric"]): (p["delta"], p["p_value"], p["p_adjusted"]) for p in paired}
+
+
+def test_compare_api_equals_the_cli_compare(client: TestClient, cards: dict[str, Path]) -> None:
+    names = ("near", "truncated", "half")
+    result = cli("compare", *(str(cards[n]) for n in names), "--json")
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)
+    query = "&".join(f"run={_hash(cards[n])}" for n in names)
+    data = client.get(f"/api/compare?{query}").json()
+    got, want = _tests(data["comparison"]["paired"]), _tests(expected["paired"])
+    assert got == want and ("truncated", "composite") in got
+    spreads = [d["spread"] for d in data["disagreements"]]
+    assert spreads == sorted(spreads, reverse=True) and spreads[0] > 0
+
+
+def test_dataset_api_counts_the_corpus(client: TestClient, secret_cards: dict[str, Any]) -> None:
+    entries = secret_cards["entries"]
+    [version] = client.get("/api/datasets/secret-demo").json()
+    assert version["counts"]["segment"] == dict(Counter(e["segment"] for e in entries))
+    assert version["counts"]["difficulty"] == {str(k): v for k, v in Counter(e["difficulty"] for e in entries).items()}
+    assert version["secret_entries"] == 6 and version["cards"] == 3
+
+
+def test_openapi_lists_every_api_page(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for path in ("/api/leaderboard", "/api/pareto", "/api/runs/{run_card_hash}", "/api/runs/{run_card_hash}/entries",
+                 "/api/compare", "/api/datasets", "/api/datasets/{dataset_id}"):
+        assert path in spec["paths"], path
+    assert "/api/leaderboard" in client.get("/api").text
+
+
+def test_api_on_postgresql(postgres_url: str, cards: dict[str, Path], secret_cards: dict[str, Any]) -> None:
+    """The app on a real PostgreSQL store (SQLite is every other test's): the rows equal the CLI's, and
+    the coverage filter's JSON-path query works on JSONB."""
+    db_url = create_database(postgres_url)
+    published = cli("publish", str(cards["near"]), str(cards["half"]), str(secret_cards["cards"]["partial"]),
+                    "--db", db_url)
+    assert published.exit_code == 0, published.output
+    with TestClient(create_app(db_url, n_resamples=200)) as client:
+        rows = client.get("/api/leaderboard").json()
+        assert [r["run_card_hash"] for r in rows] == [r["run_card_hash"] for r in board_json(db_url)]
+        complete = {r["run_card_hash"] for r in client.get("/api/leaderboard?complete=1").json()}
+        assert complete == {_hash(cards["near"]), _hash(cards["half"])}
+        assert client.get(f"/runs/{_hash(cards['near'])}").status_code == 200
+        assert client.get("/datasets/secret-demo").status_code == 200

@@ -1,0 +1,174 @@
+"""A real Chromium against ``mt-eval serve`` (uvicorn in a subprocess, a free port): pages render,
+filters change the rows and the Pareto frontier, the run page shows its diff, nothing is requested
+from another host, the console stays clean, and everything works with JavaScript off."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Dialog, Page, sync_playwright
+from web_helpers import XSS
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(board_db: str) -> Iterator[str]:
+    """``mt-eval serve`` on a free port, until the module ends."""
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mt_eval", "serve", "--db", board_db, "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/facets", timeout=2) as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    out = proc.stdout.read().decode() if proc.stdout else ""
+                    pytest.fail(f"mt-eval serve did not start: {out[-2000:]}")
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Watched:
+    """A page with every request URL, console error and dialog it produced."""
+
+    page: Page
+    js: bool
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    def check(self, base: str) -> None:
+        outside = [u for u in self.requests if not (u.startswith(base + "/") or u.startswith("data:"))]
+        assert not outside, outside
+        assert not self.errors, self.errors
+        assert not self.dialogs, self.dialogs
+
+
+@pytest.fixture(params=[True, False], ids=["js", "no-js"])
+def watched(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Watched]:
+    context = browser.new_context(java_script_enabled=request.param)
+    page = context.new_page()
+    seen = Watched(page, request.param)
+    page.on("request", lambda r: seen.requests.append(r.url))
+    page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: seen.errors.append(str(exc)))
+
+    def dialog(d: Dialog) -> None:  # an alert() would mean a card's script ran
+        seen.dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", dialog)
+    yield seen
+    context.close()
+
+
+def _api(base: str, path: str) -> Any:
+    with urllib.request.urlopen(base + path, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _frontier(page: Page, dataset: str) -> str:
+    chart = page.locator(f'section.board[data-dataset="{dataset}"] svg.pareto[data-axis="cost_per_entry"]')
+    return str(chart.get_attribute("data-frontier"))
+
+
+def test_leaderboard_filters_rows_and_frontier(server: str, watched: Watched) -> None:
+    page = watched.page
+    rows = _api(server, "/api/leaderboard")
+    page.goto(server + "/")
+    assert page.locator("table.leaderboard tbody tr").count() == sum(1 for r in rows if r["rank"])
+    assert page.locator(f"text={XSS}").count() >= 1  # the hostile method name shows as text
+    ntrex = next(r for r in rows if r["dataset_id"] == "ntrex128-eng-spa-demo")["dataset_sha256"]
+    before = _frontier(page, ntrex)
+    best = max((r for r in rows if r["dataset_sha256"] == ntrex), key=lambda r: r["composite"]["value"])
+    assert before == best["run_card_hash"]
+    if watched.js:  # the menu submits itself
+        with page.expect_navigation():
+            page.select_option("select[name=model]", "truncated")
+    else:
+        page.select_option("select[name=model]", "truncated")
+        page.click("form.filters button[type=submit]")
+    page.wait_for_url("**model=truncated**")
+    assert page.locator("table.leaderboard tbody tr").count() == 1
+    assert page.locator("table.leaderboard td.model").inner_text() == "truncated"
+    after = _frontier(page, ntrex)
+    assert after != before and after == next(r["run_card_hash"] for r in rows if r["model"] == "truncated")
+    watched.check(server)
+
+
+def test_run_page_shows_the_diff_and_compare_works(server: str, watched: Watched, cards: dict[str, Path]) -> None:
+    page = watched.page
+    card = json.loads(cards["truncated"].read_text(encoding="utf-8"))
+    page.goto(f"{server}/runs/{card['run_card_hash']}")
+    assert page.locator("td.diff del").count() > 0  # truncated outputs lack reference characters
+    assert page.locator("#entries-table tbody tr").count() == 100
+    page.goto(server + "/")
+    boxes = page.locator('section.board input[name="run"]')
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    boxes.nth(0).locator("xpath=ancestor::form").locator("button[type=submit]").click()
+    page.wait_for_url("**/compare?**")
+    assert page.locator("table.paired tbody tr").count() > 0
+    watched.check(server)
+
+
+def test_sorting_and_live_search_with_javascript(server: str, browser: Browser, cards: dict[str, Path]) -> None:
+    page = browser.new_page()
+    card = json.loads(cards["half"].read_text(encoding="utf-8"))
+    page.goto(f"{server}/runs/{card['run_card_hash']}")
+    page.click("#entries-table th:has-text('chrF++')")
+    values = [float(v) for v in page.locator("#entries-table tbody td:last-child").evaluate_all(
+        "cells => cells.map(c => c.dataset.value)")]
+    assert values == sorted(values) and values[0] < values[-1]
+    page.fill("#entry-search", card["results"][0]["source"][:30])
+    assert page.locator("#entries-table tbody tr:not(.hidden)").count() == 1
+    page.close()
+
+
+def test_raw_traversal_requests_find_nothing(server: str) -> None:
+    """Paths sent byte for byte (a browser or client library would normalise ``..`` first)."""
+    host, port = server.removeprefix("http://").split(":")
+    for path in ("/static/../app.py", "/static/../../store/db.py", "/static/%2e%2e/common.py", "/static/..%5capp.py"):
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.putrequest("GET", path, skip_accept_encoding=True)
+        connection.endheaders()
+        response = connection.getresponse()
+        body = response.read().decode(errors="replace")
+        connection.close()
+        assert response.status == 404, path
+        assert "import" not in body, path

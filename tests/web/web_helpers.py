@@ -1,0 +1,86 @@
+"""Helpers of the web tests: the store tests' fixtures, a small corpus with secret segments, cards on it.
+
+The secret corpus is the first 12 NTREX eng→spa entries: 6 ``development``, 3 ``gold_standard``,
+3 ``held_out``. Every text gets a marker word (``pubmark<id>`` or ``secretmark<id>``), so a test can
+grep any response for each secret text without caring how it was escaped.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from mt_eval.cli import app
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "store"))  # pgserver, as the store tests import it
+
+
+def _store_fixtures() -> Any:
+    """The store tests' conftest as a module of its own name (two modules named conftest would clash)."""
+    spec = importlib.util.spec_from_file_location("store_fixtures", HERE.parent / "store" / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_store = _store_fixtures()  # its fixtures are re-exported by conftest.py
+CORPUS = _store.CORPUS
+SECRET = ("gold_standard", "held_out")
+XSS = "<script>alert(1)</script>"
+runner = CliRunner()
+
+
+def cli(*args: str) -> Any:
+    result = runner.invoke(app, list(args))
+    return result
+
+
+def secret_corpus(folder: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """The 12-entry corpus with marker words and secret segments."""
+    data = json.loads(CORPUS.read_text(encoding="utf-8"))
+    entries = []
+    for i, entry in enumerate(data["entries"][:12]):
+        segment = "development" if i < 6 else SECRET[i // 9]
+        mark = f"{'secretmark' if segment in SECRET else 'pubmark'}{entry['id']}"
+        entries.append({"id": entry["id"], "source": f"{entry['source']} {mark}src",
+                        "reference": f"{entry['reference']} {mark}ref", "segment": segment,
+                        "difficulty": entry["difficulty"], "provenance": entry["provenance"]})  # fmt: skip
+    path = folder / "secret-corpus.json"
+    path.write_text(json.dumps({"dataset": {**data["dataset"], "id": "secret-demo"}, "entries": entries},
+                               ensure_ascii=False), encoding="utf-8")  # fmt: skip
+    return path, entries
+
+
+def score_secret(folder: Path, corpus: Path, entries: list[dict[str, Any]], name: str, *,
+                 hostile: bool = False, drop: int = 0) -> Path:
+    """A card on the secret corpus: outputs are the references less their last word (``hostile``: the
+    first output carries a script tag; ``drop``: that many entries have no output, recorded as errors)."""
+    rows = []
+    for i, entry in enumerate(entries[drop:]):
+        text = entry["reference"].rsplit(" ", 2)[0] + " " + entry["reference"].rsplit(" ", 1)[1]
+        rows.append({"entry_id": entry["id"], "predicted": f"{XSS} {text}" if hostile and i == 0 else text})
+    hyp = folder / f"{name}.jsonl"
+    hyp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    card = folder / f"{name}.json"
+    extra = ["--allow-missing"] if drop else []
+    result = cli("score", "-c", str(corpus), "-p", str(hyp), "--bootstrap", "100", "--system",
+                 XSS if hostile else name, "--runs-dir", str(folder / "runs"), "-o", str(card), *extra)
+    assert result.exit_code == 0, result.output
+    return card
+
+
+
+
+def board_json(db: str, *extra: str) -> list[dict[str, Any]]:
+    """The independent reference: what ``mt-eval leaderboard --json`` prints for the store."""
+    result = cli("leaderboard", "--db", db, "--json", *extra)
+    assert result.exit_code == 0, result.output
+    rows: list[dict[str, Any]] = json.loads(result.output)
+    return rows
