@@ -12,7 +12,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -196,3 +208,86 @@ class SweepCell(Base):
     params: Mapped[dict[str, object]] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String(30))
     card_id: Mapped[int | None] = mapped_column(ForeignKey("run_cards.id", ondelete="SET NULL"))
+
+
+# Human review (Benchmark Spec §7.3; mt_eval.review). A campaign's items carry their own texts, copied
+# from the cards' results[], so what a reviewer rated stays what is stored even if a card is re-published.
+
+
+class ReviewCampaign(Base):
+    """A review campaign: a stratified sample of entries of one dataset, shown for several cards."""
+
+    __tablename__ = "review_campaigns"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uid: Mapped[str] = mapped_column(String(32), unique=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    dataset_sha256: Mapped[str] = mapped_column(String(64), index=True)
+    source_language: Mapped[str] = mapped_column(String(50))
+    target_language: Mapped[str] = mapped_column(String(50))
+    seed: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    control_share: Mapped[float] = mapped_column(Float)
+    reference_policy: Mapped[str] = mapped_column(String(20))
+    settings: Mapped[dict[str, object]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ReviewItem(Base):
+    """One text to rate: a card's output for an entry, or a control (``card_id`` null), with its hash."""
+
+    __tablename__ = "review_items"
+    __table_args__ = (Index("ix_review_items_campaign_entry", "campaign_id", "entry_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("review_campaigns.id", ondelete="CASCADE"))
+    entry_id: Mapped[int] = mapped_column(Integer)
+    card_id: Mapped[int | None] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    source: Mapped[str] = mapped_column(Text)
+    output: Mapped[str] = mapped_column(Text)
+    reference: Mapped[str] = mapped_column(Text)
+    difficulty: Mapped[int] = mapped_column(Integer)
+    register: Mapped[str | None] = mapped_column(String(100))
+    item_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    detail: Mapped[dict[str, object]] = mapped_column(JSON)
+
+
+class Reviewer(Base):
+    """A reviewer by name; their batch tokens are kept (hashed) on the assignments, never in clear."""
+
+    __tablename__ = "reviewers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ReviewAssignment(Base):
+    """A campaign's batch for one reviewer: the SHA-256 of the token written into the exported file."""
+
+    __tablename__ = "review_assignments"
+    __table_args__ = (UniqueConstraint("campaign_id", "reviewer_id", name="uq_review_assignments"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("review_campaigns.id", ondelete="CASCADE"), index=True)
+    reviewer_id: Mapped[int] = mapped_column(ForeignKey("reviewers.id", ondelete="CASCADE"), index=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    imported_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ReviewRating(Base):
+    """One rating on the 0–3 scale (reject, gist, acceptable, excellent), with comment and timing."""
+
+    __tablename__ = "review_ratings"
+    __table_args__ = (UniqueConstraint("assignment_id", "item_id", name="uq_review_ratings"),
+                      CheckConstraint("value >= 0 AND value <= 3", name="ck_review_ratings_scale"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("review_assignments.id", ondelete="CASCADE"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("review_items.id", ondelete="CASCADE"), index=True)
+    value: Mapped[int] = mapped_column(Integer)
+    comment: Mapped[str | None] = mapped_column(Text)
+    seconds: Mapped[float | None] = mapped_column(Float)
+    rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
