@@ -11,6 +11,7 @@ hallucination through the recorded signature). The independent reference for the
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from pathlib import Path
@@ -50,11 +51,17 @@ def pinned_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("mt_eval.runcard.environment.git_commit", lambda: "pinned")
 
 
-def store_old_card(db: str) -> str:
-    """The saved 2.0 card as that harness's store held it, submitted by "old-lab"; its hash."""
+@functools.cache
+def old_card() -> tuple[dict[str, Any], bytes]:
+    """The saved 2.0 card and its statistics as that harness computed them (once per session)."""
     card = load_card(SAVED)
     assert verify_card(card) == []  # a real card that verifies under its own (recorded) metric versions
-    stats = encode(table_from_card(card), [r["entry_id"] for r in card["results"]])
+    return card, encode(table_from_card(card), [r["entry_id"] for r in card["results"]])
+
+
+def store_old_card(db: str) -> str:
+    """The saved 2.0 card as that harness's store held it, submitted by "old-lab"; its hash."""
+    card, stats = old_card()
     with open_store(db) as store, store.session() as session:
         insert_card(session, card, stats, submitter="old-lab")
     return str(card["run_card_hash"])
@@ -92,53 +99,6 @@ def test_a_current_card_rebuilds_to_itself(cards: dict[str, Path]) -> None:
     assert sidecar == (cards["truncated"].parent / card["statistics"]["file"]).read_bytes()
 
 
-def test_old_card_rescored_equals_a_fresh_score_and_verifies(cards: dict[str, Path], tmp_path: Path) -> None:
-    db = str(tmp_path / "board.db")
-    old_hash = store_old_card(db)
-    assert cli("publish", str(cards["near"]), "--db", db).exit_code == 0
-    before = {r["run_card_hash"]: r for r in board(db)}
-    assert set(before) == {old_hash, load_card(cards["near"])["run_card_hash"]}
-
-    result = cli("rescore", "--db", db, "-o", str(tmp_path / "new"))
-    assert result.exit_code == 0, result.output
-    assert "1 rescored, 1 unchanged" in result.output and "hallucination_rate" in result.output
-    [(old, new_hash, reason, log)] = links(db)
-    assert (old, reason) == (old_hash, "rescore")
-    saved = load_card(SAVED)
-    change = log["metrics"]["hallucination_rate"]
-    assert change["old"] == saved["scores"]["hallucination_rate"] and change["old_signature"] is None
-    assert change["new_signature"].startswith("hallucination:2")
-    assert log["scores"]["composite_rule"] == {"old": None, "new": "anchored-1"}
-    assert set(log["metrics"]) == {"hallucination_rate"}  # sacrebleu's metrics did not move
-    assert log["harness_version"] == {"old": "2.0.0", "new": saved["harness_version"]}
-
-    # the reference: today's `mt-eval score` of the same 40 outputs
-    hyp = tmp_path / "apertium.jsonl"
-    hyp.write_text("".join(json.dumps({"entry_id": r["entry_id"], "predicted": r["predicted"]}) + "\n"
-                           for r in saved["results"]), encoding="utf-8")  # fmt: skip
-    fresh_path = tmp_path / "fresh.json"
-    scored = cli("score", "-c", str(CORPUS), "--ids", "1-40", "-p", str(hyp), "--bootstrap", "200",
-                 "-o", str(fresh_path))
-    assert scored.exit_code == 0, scored.output
-    fresh, written = load_card(fresh_path), load_card(tmp_path / "new" / f"{new_hash[:16]}.json")
-    assert written["run_card_hash"] == new_hash
-    timing = {"avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds", "cost_adjusted"}
-    assert {k: v for k, v in written["scores"].items() if k not in timing} == \
-        {k: v for k, v in fresh["scores"].items() if k not in timing}
-    assert verify_card(written, tmp_path / "new" / f"{new_hash[:16]}.json") == []  # seal, scores, sidecar
-    assert [r["predicted"] for r in written["results"]] == [r["predicted"] for r in saved["results"]]
-
-    after = {r["run_card_hash"]: r for r in board(db)}
-    assert old_hash not in after and new_hash in after  # superseded: the newest of the lineage only
-    assert after[new_hash]["submitter"] == "old-lab"
-    assert after[new_hash]["verification_tier"] == before[old_hash]["verification_tier"]
-    assert after[new_hash]["composite"]["value"] == pytest.approx(fresh["scores"]["composite"])
-
-    again = cli("rescore", "--db", db)  # idempotent: nothing left to change
-    assert again.exit_code == 0 and "2 unchanged" in again.output, again.output
-    assert len(links(db)) == 1 and card_count(db) == 3
-
-
 def test_dry_run_and_metric_selection_write_nothing(tmp_path: Path) -> None:
     db = str(tmp_path / "board.db")
     old_hash = store_old_card(db)
@@ -149,6 +109,9 @@ def test_dry_run_and_metric_selection_write_nothing(tmp_path: Path) -> None:
     assert card_count(db) == 1 and links(db) == []
     picked = cli("rescore", "--db", db, "--metric", "hallucination_rate", "--card", old_hash[:10])
     assert picked.exit_code == 0 and "1 rescored" in picked.output, picked.output
+    assert card_count(db) == 2 and len(links(db)) == 1
+    again = cli("rescore", "--db", db)  # idempotent: the superseded card is not rescored again, the new one is current
+    assert again.exit_code == 0 and "1 card(s): 1 unchanged" in again.output, again.output
     assert card_count(db) == 2 and len(links(db)) == 1
 
 
@@ -176,20 +139,52 @@ def _exports(db: str, tmp_path: Path, name: str) -> tuple[list[dict[str, Any]], 
     return rows, table, entries.output
 
 
+def _check_against_fresh_score(db: str, tmp_path: Path, folder: Path, old_hash: str) -> None:
+    """The rescored card against today's ``mt-eval score`` of the same 40 outputs (the reference); it
+    verifies with its sidecar, keeps the old card's submitter and tier, and its change log is right."""
+    [(old, new_hash, reason, log)] = links(db)
+    assert (old, reason) == (old_hash, "rescore")
+    saved = load_card(SAVED)
+    change = log["metrics"]["hallucination_rate"]
+    assert change["old"] == saved["scores"]["hallucination_rate"] and change["old_signature"] is None
+    assert change["new_signature"].startswith("hallucination:2")
+    assert set(log["metrics"]) == {"hallucination_rate"}  # sacrebleu's metrics did not move
+    assert log["scores"]["composite_rule"] == {"old": None, "new": "anchored-1"}
+    assert log["harness_version"] == {"old": "2.0.0", "new": saved["harness_version"]}
+    hyp = tmp_path / "apertium.jsonl"
+    hyp.write_text("".join(json.dumps({"entry_id": r["entry_id"], "predicted": r["predicted"]}) + "\n"
+                           for r in saved["results"]), encoding="utf-8")  # fmt: skip
+    scored = cli("score", "-c", str(CORPUS), "--ids", "1-40", "-p", str(hyp), "--bootstrap", "200",
+                 "-o", str(tmp_path / "fresh.json"))
+    assert scored.exit_code == 0, scored.output
+    path = folder / f"{new_hash[:16]}.json"
+    fresh, written = load_card(tmp_path / "fresh.json"), load_card(path)
+    timing = {"avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds", "cost_adjusted"}
+    assert written["run_card_hash"] == new_hash and {k: v for k, v in written["scores"].items() if k not in timing} \
+        == {k: v for k, v in fresh["scores"].items() if k not in timing}
+    assert verify_card(written, path) == []  # seal, every score, the sidecar's bytes
+    assert [r["predicted"] for r in written["results"]] == [r["predicted"] for r in saved["results"]]
+    [row] = [r for r in board(db) if r["run_card_hash"] == new_hash]
+    assert (row["submitter"], row["verification_tier"]) == ("old-lab", "self-benchmarked")
+    assert row["composite"]["value"] == pytest.approx(fresh["scores"]["composite"])
+
+
 def test_round_trip_same_on_sqlite_and_postgresql(cards: dict[str, Path], tmp_path: Path, postgres_url: str) -> None:
     """publish → leaderboard → export → rescore → leaderboard → export, on both databases: the same."""
     results = {}
     for kind, db in (("sqlite", str(tmp_path / "a.db")), ("postgresql", create_database(postgres_url))):
         old_hash = store_old_card(db)
-        assert cli("publish", str(cards["near"]), str(cards["half"]), "--db", db).exit_code == 0
+        assert cli("publish", str(cards["near"]), "--db", db, "--submitter", "lab").exit_code == 0
         first = _exports(db, tmp_path, f"{kind}-1")
-        rescored = cli("rescore", "--db", db)
-        assert rescored.exit_code == 0 and "1 rescored, 2 unchanged" in rescored.output, rescored.output
+        rescored = cli("rescore", "--db", db, "-o", str(tmp_path / kind))
+        assert rescored.exit_code == 0 and "1 rescored, 1 unchanged" in rescored.output, rescored.output
+        assert "hallucination_rate" in rescored.output
         second = _exports(db, tmp_path, f"{kind}-2")
+        assert old_hash in {r["run_card_hash"] for r in first[0]}
+        assert old_hash not in {r["run_card_hash"] for r in second[0]}  # superseded: the lineage's newest only
         with open_store(db) as store, store.session() as session:  # superseded cards stay, on request
             every = {r.run_card_hash for r in query_rows(session, Filters(include_superseded=True))}
-        results[kind] = (first, second, links(db), sorted(every))
         assert every == {r["run_card_hash"] for r in first[0]} | {r["run_card_hash"] for r in second[0]}
-        assert old_hash in {r["run_card_hash"] for r in first[0]} and old_hash not in {r["run_card_hash"]
-                                                                                       for r in second[0]}
+        results[kind] = (first, second, links(db), sorted(every))
     assert results["sqlite"] == results["postgresql"]
+    _check_against_fresh_score(str(tmp_path / "a.db"), tmp_path, tmp_path / "sqlite", old_hash)

@@ -70,7 +70,11 @@ def render_reproduction(result: Reproduction, tier: str | None, console: Console
                       mark)
     console.print(table)
     differing = [c.metric for c in result.checks if not c.within]
-    verdict = ("[green]verified[/green]: every weighted metric within tolerance" if result.verified else
-               f"[red]not verified[/red]: {escape(', '.join(differing) or 'no weighted metric to compare')} differ")
+    if result.verified:
+        verdict = "[green]verified[/green]: every weighted metric within tolerance"
+    elif differing:
+        verdict = f"[red]not verified[/red]: {escape(', '.join(differing))} differ"
+    else:
+        verdict = "[red]not verified[/red]: the card has no weighted metric to compare"
     console.print(verdict + (f"; verification tier: {escape(tier)}" if tier else ""), highlight=False)
     console.print(f"reproduced card: [bold]{escape(str(result.path))}[/bold]", highlight=False)
