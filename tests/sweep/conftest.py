@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sweep_helpers import FakeOpenAI, LocalSweep, Oracle, write_sweep
+from sweep_helpers import FAST, FakeOpenAI, LocalSweep, Oracle, write_sweep
 
 from mt_eval.cli import app
 
@@ -34,7 +34,7 @@ def local_sweep(tmp_path_factory: pytest.TempPathFactory, oracle_server: Any) ->
     file = write_sweep(tmp, oracle_server.base_url)
     before = Counter(oracle_server.oracle.asked)
     result = CliRunner().invoke(app, ["sweep", str(file), "--runs-dir", str(tmp / "runs"), "--no-cache", "-j", "2",
-                                      "--concurrency", "4", "--publish", "--db", str(tmp / "store.db")])
+                                      "--concurrency", "4", "--publish", "--db", str(tmp / "store.db"), *FAST])
     assert result.exit_code == 0, result.output
     return LocalSweep(file, tmp / "runs" / "demo", tmp / "store.db", oracle_server.oracle.asked - before,
                       result.output)

@@ -22,11 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
 
 from fake_openai import FakeOpenAI
 
-__all__ = ["CORPUS", "FakeOpenAI", "LocalSweep", "Oracle", "cards_in", "expected", "oracle_key", "write_sweep"]
+__all__ = ["CORPUS", "FAST", "FakeOpenAI", "LocalSweep", "Oracle", "cards_in", "expected", "oracle_key", "write_sweep"]
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"
 IDS = "1-6"
 MODELS = ("test/good", "test/mid", "test/bad")
+FAST = ("--bootstrap", "100")
+"""Fewer resamples than the default 1000: the cards stay sealed and verifiable, the tests take half as long."""
 PROMPT_V2 = "You translate English into Spanish. PROMPT-V2. Reply with the translation only."
 
 

@@ -13,13 +13,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from sweep_helpers import CORPUS, FakeOpenAI, Oracle, cards_in, expected, oracle_key, write_sweep
+from sweep_helpers import CORPUS, FAST, FakeOpenAI, Oracle, cards_in, expected, oracle_key, write_sweep
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
 from mt_eval.engine.runner import read_journal
 
-ARGS = ["--no-cache", "-j", "2", "--concurrency", "2"]
+ARGS = ["--no-cache", "-j", "2", "--concurrency", "2", *FAST]
 
 
 def _journalled(root: Path) -> dict[str, set[int]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import sacrebleu
 from sqlalchemy import select
-from sweep_helpers import MODELS, FakeOpenAI, LocalSweep, Oracle, cards_in, expected, oracle_key, write_sweep
+from sweep_helpers import FAST, MODELS, FakeOpenAI, LocalSweep, Oracle, cards_in, expected, oracle_key, write_sweep
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
@@ -117,7 +117,7 @@ def test_cells_share_one_in_flight_limit(tmp_path: Path, monkeypatch) -> None:
             file = write_sweep(tmp_path, server.base_url, name=f"c{concurrency}", temperatures=(0.0,),
                                prompts=False, apertium=False)
             result = CliRunner().invoke(app, ["sweep", str(file), "-j", "3", "--concurrency", str(concurrency),
-                                              "--no-cache"])
+                                              "--no-cache", *FAST])
             assert result.exit_code == 0, result.output
             # three cells at once, six entries each: only the shared pool keeps the total at --concurrency
             seen = server.max_in_flight

@@ -88,6 +88,10 @@ def run(
     if executor == "ray" and not ray_address and not dry_run:
         raise UserError("--executor ray needs --ray-address ADDR (an existing cluster)")
     spec, cells = plan.load_plan(file)
+    if executor == "ray" and not dry_run:
+        from mt_eval.sweep.ray_executor import import_ray
+
+        import_ray()  # Ray is optional: say so before anything is written
     cache_path = None if no_cache or not spec.cache else str(cache)
     settings = execute.settings_for(spec, runs_dir=runs_dir, concurrency=concurrency, cache_path=cache_path,
                                     bootstrap=bootstrap_config(n_boot, alpha, seed))

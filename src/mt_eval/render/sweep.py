@@ -91,14 +91,15 @@ class SweepProgress:
 def print_outcomes(outcomes: Sequence[Outcome], console: Console) -> None:
     """One row per cell, best composite first; failures last, with their reason."""
     table = Table(box=box.SIMPLE_HEAD)
-    for header in ("rank", "cell", "composite", "status", "card"):
+    for header in ("rank", "cell", "composite", "status", "worker", "card"):
         table.add_column(header)
     scored = sorted((o for o in outcomes if o.composite is not None), key=lambda o: -(o.composite or 0.0))
     for rank, o in enumerate(scored, 1):
-        table.add_row(str(rank), escape(o.cell.key), _num(o.composite), o.status, escape(str(o.card_path)))
+        table.add_row(str(rank), escape(o.cell.key), _num(o.composite), o.status, escape(o.worker),
+                      escape(str(o.card_path)))
     for o in outcomes:
         if o.composite is None:
-            table.add_row("–", escape(o.cell.key), "–", o.status, escape(o.message or ""))
+            table.add_row("–", escape(o.cell.key), "–", o.status, escape(o.worker), escape(o.message or ""))
     console.print(table)
 
 

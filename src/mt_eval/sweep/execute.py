@@ -18,7 +18,10 @@ in-flight limit per endpoint, so ``--concurrency 8`` means 8 requests at a provi
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import socket
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -63,6 +66,7 @@ class Outcome:
     message: str | None = None
     card: bytes | None = None  # the Ray executor brings the card's and sidecar's bytes back to the driver
     statistics: bytes | None = None
+    worker: str = ""  # host:pid of the process that ran the cell (a Ray worker, or this process)
 
 
 def settings_for(spec: SweepSpec, *, runs_dir: Path | None, concurrency: int, cache_path: str | None,
@@ -122,8 +126,9 @@ def run_cell(cell: Cell, settings: Settings, progress: CellProgress | None = Non
     from mt_eval.methods.registry import build_method
 
     card_path = settings.cell_dir(cell) / CARD_NAME
+    worker = f"{socket.gethostname()}:{os.getpid()}"
     if (done := finished_card(card_path)) is not None:
-        return Outcome(cell, "finished before", card_path, done["scores"].get("composite"))
+        return Outcome(cell, "finished before", card_path, done["scores"].get("composite"), worker=worker)
     try:
         full, dataset = load_dataset(cell.corpus, tuple(sorted(settings.selection.items())))
         llm = cell.run_options(settings.concurrency, settings.cache_path)
@@ -135,8 +140,8 @@ def run_cell(cell: Cell, settings: Settings, progress: CellProgress | None = Non
                               resume=journal_dir(settings.cell_dir(cell)), invocation=invocation,
                               progress=(lambda s: progress(cell, s)) if progress else None)
     except UserError as exc:
-        return Outcome(cell, "failed", message=exc.one_line())
-    return Outcome(cell, "ran", path, card["scores"].get("composite"))
+        return Outcome(cell, "failed", message=exc.one_line(), worker=worker)
+    return Outcome(cell, "ran", path, card["scores"].get("composite"), worker=worker)
 
 
 def with_bytes(outcome: Outcome) -> Outcome:
@@ -144,8 +149,8 @@ def with_bytes(outcome: Outcome) -> Outcome:
     if outcome.card_path is None:
         return outcome
     sidecar = outcome.card_path.with_name(sidecar_name(outcome.card_path))
-    return Outcome(outcome.cell, outcome.status, outcome.card_path, outcome.composite, outcome.message,
-                   outcome.card_path.read_bytes(), sidecar.read_bytes() if sidecar.is_file() else None)
+    return dataclasses.replace(outcome, card=outcome.card_path.read_bytes(),
+                               statistics=sidecar.read_bytes() if sidecar.is_file() else None)
 
 
 def write_back(outcome: Outcome) -> None:

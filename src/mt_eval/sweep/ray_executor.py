@@ -27,7 +27,8 @@ QUIET_RAY = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "
              "RAY_ENABLE_UV_RUN_RUNTIME_ENV": "0"}
 
 
-def _import_ray() -> Any:
+def import_ray() -> Any:
+    """The ``ray`` module, or one line (exit 2) saying it is not installed."""
     for key, value in QUIET_RAY.items():
         os.environ.setdefault(key, value)
     try:
@@ -47,7 +48,7 @@ def run_ray(cells: Iterable[Cell], settings: Settings, jobs: int, address: str |
             done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Run the cells as Ray tasks on the cluster at ``address``, ``jobs`` at once; ``done`` is called
     on the driver as each comes back, after its card is written there."""
-    ray = _import_ray()
+    ray = import_ray()
     if not address:
         raise UserError("--executor ray needs --ray-address ADDR (an existing cluster, e.g. 127.0.0.1:6379)")
     try:
