@@ -155,6 +155,13 @@ def test_signature_file_not_json(tmp_path: Path, keys: dict[str, Path]) -> None:
     assert "not a signature file" in one_line_error(cli("verify", card))
 
 
+def test_signature_file_that_is_a_fifo(tmp_path: Path) -> None:
+    """A FIFO named <card>.sig would block a reader forever: refused without opening it."""
+    card = copy_card(SAVED_CARDS[-1], tmp_path / "c")
+    os.mkfifo(card.with_name(card.name + ".sig"))
+    assert "not a regular file" in one_line_error(cli("verify", card))
+
+
 def test_a_card_whose_seal_is_broken_is_not_signed(tmp_path: Path, keys: dict[str, Path]) -> None:
     card = copy_card(SAVED_CARDS[-1], tmp_path / "c")
     data = json.loads(card.read_text())
@@ -168,12 +175,15 @@ def test_verify_reports_registration_in_a_store(tmp_path: Path, keys: dict[str, 
     card = _signed(tmp_path, keys)
     db = tmp_path / "s.db"
     cli("sign", card, "--key", keys["mallory"])
+    cli("sign", card, "--key", keys["bob"], "--signer", "alice")  # bob's registered key, claiming to be alice
     assert cli("keys", "register", keys["alice"].with_suffix(".pub"), "--submitter", "alice", "--db", db).exit_code == 0
+    assert cli("keys", "register", keys["bob"].with_suffix(".pub"), "--submitter", "bob", "--db", db).exit_code == 0
     result = cli("verify", card, "--db", db)
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if "signature valid" in line]
-    assert "registered to alice" in lines[0] and "not revoked" in lines[0]
+    assert "registered to alice in" in lines[0] and "not revoked" in lines[0]
     assert "not registered" in lines[1]
+    assert "registered to bob (not alice, the signer it claims)" in lines[2]
     kid = sig_file(card)["signatures"][0]["key_id"]
     assert cli("keys", "revoke", kid, "--db", db).exit_code == 0
     assert "revoked" in cli("verify", card, "--db", db).output

@@ -14,7 +14,16 @@ import json
 from pathlib import Path
 
 import pytest
-from signing_helpers import CARD_CONTEXT, FILE_CONTEXT, cli, copy_card, independent_valid, one_line_error, sig_file
+from signing_helpers import (
+    CARD_CONTEXT,
+    FILE_CONTEXT,
+    cli,
+    copy_card,
+    independent_valid,
+    one_line_error,
+    sig_file,
+    spec_hash,
+)
 from sqlalchemy import func, select
 
 from mt_eval.store import open_store
@@ -110,13 +119,18 @@ def test_required_signatures_at_publish(db_url: str, keys: dict[str, Path], pend
 
 def test_not_required(db_url: str, pending: dict[str, PendingCard]) -> None:
     """Without the setting, publish is as before; a valid signature by an unregistered key is kept (a
-    reader can still judge it) but attributes the card to no one."""
+    reader can still judge it) but attributes the card to no one. A card signed after it was published
+    gets its signature added when published again."""
     with open_store(db_url) as store:
-        [result] = publish(store, [pending["mallory"]])
+        [result] = publish(store, [pending["mallory"], pending["alice_unsigned"]])[:1]
     assert result.signed_by == ()
     with open_store(db_url) as store, store.session() as session:
-        assert session.scalar(select(Card.submitter)) is None
+        assert session.scalar(select(Card.submitter).where(Card.run_card_hash == result.run_card_hash)) is None
         assert session.scalar(select(CardSignature.key_id)) == pending["mallory"].signatures[0].signature.key_id
+    with open_store(db_url) as store:
+        [again] = publish(store, [pending["alice"]])
+    assert again.status == "already published"
+    assert _rows(db_url) == (2, 2)
 
 
 def test_invalid_signature_refused_even_when_not_required(db_url: str, keys: dict[str, Path],
@@ -140,7 +154,10 @@ def test_edited_and_resealed_card_is_refused_by_verify(keys: dict[str, Path], sc
     data = json.loads(card.read_text())
     data["scores"]["composite"] = 0.99
     card.write_text(json.dumps(seal(data)))
+    assert spec_hash(card) == data["run_card_hash"]  # the seal holds
     assert cli("sign", card, "--key", keys["mallory"]).exit_code == 0
+    sig = sig_file(card)["signatures"][0]
+    assert independent_valid(sig["public_key"], sig["signature"], CARD_CONTEXT + data["run_card_hash"].encode())
     assert "scores.composite" in _refused(cli("publish", card, "--db", tmp_path / "s.db"))
 
 

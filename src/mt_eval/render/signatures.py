@@ -31,8 +31,10 @@ def _who(sig: Signature) -> str:
     return f"key {sig.key_id}" + (f" (claims to be {escape(sig.signer)})" if sig.signer else "")
 
 
-def registry_line(kid: str, registry: Mapping[str, KeyInfo] | None, store: str) -> str:
-    """What the store says of key ``kid``: registered to whom and since when, revoked, or unknown."""
+def registry_line(sig: Signature, registry: Mapping[str, KeyInfo] | None, store: str) -> str:
+    """What the store says of the signing key: registered to whom and since when, revoked, or unknown;
+    and whether that is the signer the signature claims."""
+    kid = sig.key_id
     if registry is None:
         return "not checked against a store's registered keys (give --db): the signer's name is only claimed"
     info = registry.get(kid)
@@ -42,7 +44,9 @@ def registry_line(kid: str, registry: Mapping[str, KeyInfo] | None, store: str) 
     if info.revoked_at is not None:
         return (f"[red]revoked[/red] in {escape(store)} on {_when(info.revoked_at)} (was "
                 f"{escape(info.submitter)}'s): no longer evidence of anything")
-    return (f"[green]registered[/green] to {escape(info.submitter)} in {escape(store)} since "
+    mismatch = (f" ([red]not {escape(sig.signer)}[/red], the signer it claims)"
+                if sig.signer is not None and sig.signer != info.submitter else "")
+    return (f"[green]registered[/green] to {escape(info.submitter)}{mismatch} in {escape(store)} since "
             f"{_when(info.registered_at)}, not revoked")
 
 
@@ -58,7 +62,7 @@ def signature_lines(checks: Sequence[SignatureCheck], registry: Mapping[str, Key
             lines.append(f"  [red]signature INVALID[/red]: {_who(sig)}: {escape(check.problem or '')}")
             continue
         lines.append(f"  [green]signature valid[/green]: {_who(sig)}: whoever holds this key signed this "
-                     f"exact run_card_hash; {registry_line(sig.key_id, registry, store)}")
+                     f"exact run_card_hash; {registry_line(sig, registry, store)}")
     return lines
 
 
@@ -79,7 +83,7 @@ def file_lines(check: FileCheck, expected: str | None, registry: Mapping[str, Ke
         lines.append("  the key comes with the signature: compare its id with the store's published key id "
                      "(--key store.pub checks it)")
     if registry is not None:
-        lines.append(f"  {registry_line(sig.key_id, registry, store)}")
+        lines.append(f"  {registry_line(sig, registry, store)}")
     return lines
 
 

@@ -142,17 +142,32 @@ def read_public_key(path: str | Path) -> PublicKey:
     return parse_public_key(_read_small(Path(path), "public key").decode("utf-8", "replace"), file=str(path))
 
 
-def _read_small(path: Path, what: str, limit: int = 64 * 1024) -> bytes:
+def _regular(path: Path, what: str) -> os.stat_result:
+    """``path``'s status, provided it is a regular file (a FIFO or a device would block or never end)."""
     try:
-        if path.is_dir():
-            raise UserError(f"is a directory, not a {what} file", file=str(path))
-        if path.stat().st_size > limit:
-            raise UserError(f"too large to be a {what} file", file=str(path))
-        return path.read_bytes()
+        info = path.stat()
     except FileNotFoundError:
         raise UserError(f"{what} file not found", file=str(path)) from None
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise UserError(f"is a directory, not a {what} file", file=str(path))
+    if not stat.S_ISREG(info.st_mode):
+        raise UserError(f"not a regular file, so not a {what} file", file=str(path))
+    return info
+
+
+def _read_small(path: Path, what: str, limit: int = 64 * 1024) -> bytes:
+    """The bytes of a key or signature file, refused when larger than ``limit``."""
+    _regular(path, what)
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    if len(data) > limit:
+        raise UserError(f"too large to be a {what} file", file=str(path))
+    return data
 
 
 def read_private_key(path: str | Path) -> Ed25519PrivateKey:
@@ -379,11 +394,10 @@ def sign_bytes(data: bytes, name: str, private: Ed25519PrivateKey, signer: str |
 
 def _file_sha256(path: Path) -> str:
     """SHA-256 of a file, read in blocks (an export may be large)."""
+    _regular(path, "signed")
     try:
         with path.open("rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
-    except FileNotFoundError:
-        raise UserError("signed file not found", file=str(path)) from None
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
 

@@ -122,17 +122,28 @@ def _insert_new(store: Store, pending: Sequence[PendingCard], submitter: str | N
             if refused is not None:  # raised inside the transaction: nothing of the batch is written
                 raise CardRefused(f"refused: {refused}", file=item.path)
             digest = str(item.card["run_card_hash"])
-            if digest in seen or session.scalar(select(Card.id).where(Card.run_card_hash == digest)) is not None:
-                results.append(PublishResult(item.path, digest, "already published", tuple(accepted.submitters)))
+            signed_by = tuple(accepted.submitters)
+            found = session.scalar(select(Card.id).where(Card.run_card_hash == digest))
+            if digest in seen or found is not None:
+                if found is not None:  # signed since it was published: its new signatures are kept
+                    _add_signatures(session, found, item.signatures)
+                results.append(PublishResult(item.path, digest, "already published", signed_by))
                 continue
             seen.add(digest)
-            owner = submitter or next(iter(accepted.submitters), None)
+            owner = submitter or next(iter(signed_by), None)
             row = insert_card(session, item.card, item.statistics, submitter=owner, published_at=now)
-            session.add_all(CardSignature(card_id=row.id, key_id=c.signature.key_id, signer=c.signature.signer,
-                                          public_key=c.signature.public_key, signature=c.signature.signature,
-                                          signed_at=c.signature.signed_time()) for c in item.signatures)
-            results.append(PublishResult(item.path, digest, "inserted", tuple(accepted.submitters)))
+            _add_signatures(session, row.id, item.signatures)
+            results.append(PublishResult(item.path, digest, "inserted", signed_by))
     return results
+
+
+def _add_signatures(session: Session, card_id: int, checks: Sequence[SignatureCheck]) -> None:
+    """Keep the card's valid signatures (``card_signatures``), each key once."""
+    have = set(session.scalars(select(CardSignature.key_id).where(CardSignature.card_id == card_id)))
+    session.add_all(CardSignature(card_id=card_id, key_id=c.signature.key_id, signer=c.signature.signer,
+                                  public_key=c.signature.public_key, signature=c.signature.signature,
+                                  signed_at=c.signature.signed_time())
+                    for c in checks if c.signature.key_id not in have)  # fmt: skip
 
 
 def _number(value: Any) -> float | None:
