@@ -87,6 +87,8 @@ def test_flow_status_report_and_gate(verified: dict, db_url: str, tmp_path: Path
         assert max(values) - min(values) >= 2 and set(d["ratings"]) <= {"ana", "ben", "cem"}
     text = cli("review", "report", "es-test", "--db", db_url)
     assert text.exit_code == 0 and "accepted" in text.stdout and "excluded" in text.stdout
+    again = cli("review", "import", tmp_path / "ana.json", "--db", db_url)  # a later save replaces the earlier
+    assert again.exit_code == 0 and "replacing 132 earlier" in again.output, again.output
     status = cli("review", "status", "es-test", "--db", db_url)
     assert status.exit_code == 0 and "flo" in status.stdout and "100%" in status.stdout
 

@@ -28,7 +28,8 @@ def create(
     size: Annotated[int, opt("Entries to sample (stratified by difficulty and register).", "--size")] = 100,
     seed: Annotated[int, opt("Seed of the sample and of the blind order.", "--seed")] = 0,
     name: Annotated[str | None, opt("Campaign name (default: review-<card>-<random>).", "--name")] = None,
-    controls: Annotated[float, opt("Share of control items to add.", "--controls")] = 0.10,
+    controls: Annotated[float, opt("Share of control items to add (0 adds none: then no reviewer can pass "
+                                   "quality control and the gate accepts nothing).", "--controls")] = 0.10,
     reference: Annotated[str, opt("When reviewers see the reference: after (rating), always or never.",
                                   "--reference")] = "after",
 ) -> None:
@@ -55,7 +56,8 @@ def export(
 ) -> None:
     """Write a reviewer's batch as one self-contained HTML file (works offline, saves a JSON result).
 
-    Exporting again for the same reviewer issues a new token: their older file is then refused.
+    The file holds the reviewer's token: send it to that reviewer only. Exporting again for the same
+    reviewer issues a new token: their older file is then refused.
 
     Example: mt-eval review export es-oct --reviewer ana -o ana.html
     """

@@ -102,6 +102,8 @@ def create_campaign(store: Store, card_refs: Sequence[str], *, size: int = DEFAU
             raise UserError(f"a campaign named {name!r} already exists")
         results = [{int(r["entry_id"]): r for r in c["results"]} for _, _, c in cards]
         common = sorted(set.intersection(*(set(r) for r in results)))
+        if not common:
+            raise UserError("the cards share no entry: nothing to compare")
         first = results[0]
         sample = stratified_sample([Candidate(i, int(first[i]["difficulty"]), first[i].get("register"))
                                     for i in common], size, seed)

@@ -31,6 +31,7 @@ progress { width: 14rem; }
 .label { font-size: .8rem; color: #57606a; text-transform: uppercase; letter-spacing: .04em; }
 .item { border: 1px solid #d0d7de; border-radius: 6px; padding: .6rem .8rem; margin: .6rem 0; }
 .item.active { border-color: #0969da; box-shadow: 0 0 0 2px #0969da55; }
+.item .text.empty { color: #57606a; font-style: italic; }
 .item .text { font-size: 1.1rem; margin: .2rem 0 .5rem; white-space: pre-wrap; }
 .scale button { margin: 0 .3rem .3rem 0; padding: .3rem .7rem; border: 1px solid #8c959f; border-radius: 4px;
   background: #fff; cursor: pointer; font: inherit; }
@@ -84,7 +85,8 @@ function show() {
   g.items.forEach((it, i) => {
     const box = el('section', {class: 'item' + (i === active ? ' active' : ''), 'data-item': it.hash});
     box.append(el('div', {class: 'label'}, 'Translation ' + String.fromCharCode(65 + i)));
-    box.append(el('div', {class: 'text', dir: B.target_dir, lang: B.target_lang}, it.text));
+    box.append(it.text ? el('div', {class: 'text', dir: B.target_dir, lang: B.target_lang}, it.text)
+                       : el('div', {class: 'text empty'}, '(empty output)'));
     const scale = el('div', {class: 'scale'}), r = state.ratings[it.hash];
     B.scale.forEach((name, v) => {
       const b = el('button', {type: 'button', 'data-value': v, 'aria-pressed': String(!!r && r.value === v)},
