@@ -119,6 +119,7 @@ def test_dry_run_and_metric_selection_write_nothing(tmp_path: Path) -> None:
     (("--card", "zz12"), "6 or more hex digits"),
     (("--card", "abcdef0123"), "no current card in the store starts with it"),
     (("--out", "FILE"), "--out must be a folder"),
+    (("--metric", "chrf_plus_plus", "--metric", "nope"), "--metric nope: no such metric here"),
 ])
 def test_bad_options_are_one_line(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     db = str(tmp_path / "board.db")
@@ -126,6 +127,19 @@ def test_bad_options_are_one_line(tmp_path: Path, args: tuple[str, ...], message
     result = cli("rescore", "--db", db, *(str(tmp_path / a) if a == "FILE" else a for a in args))
     assert result.exit_code == 2 and message in result.output, result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) <= 2
+
+
+def test_card_with_a_metric_not_installed_here_is_skipped(tmp_path: Path) -> None:
+    """A store written by a harness with a plugin metric: rebuilt here, that metric would vanish from the
+    card without a word, so the card is left as it is and the reason said."""
+    db = str(tmp_path / "board.db")
+    card, stats = old_card()
+    plugin = {**card, "metrics": {**card["metrics"], "lab_metric": {"weight": None, "signature": "lab:1"}}}
+    with open_store(db) as store, store.session() as session:
+        insert_card(session, plugin, stats)
+    result = cli("rescore", "--db", db)
+    assert result.exit_code == 0 and "skipped, metrics not installed here: lab_metric" in result.output, result.output
+    assert card_count(db) == 1 and links(db) == []
 
 
 def _exports(db: str, tmp_path: Path, name: str) -> tuple[list[dict[str, Any]], list[dict[str, str]], str]:

@@ -13,7 +13,7 @@ from rich.table import Table
 from mt_eval.runcard.reproduce import TOLERANCE, Reproduction
 from mt_eval.store.rescore import RescoreOutcome
 
-STATUSES = ("rescored", "would rescore", "unchanged", "not selected")
+STATUSES = ("rescored", "would rescore", "unchanged", "not selected", "skipped")
 
 
 def _value(value: Any, digits: int = 4) -> str:
@@ -51,6 +51,10 @@ def render_rescore(outcomes: Sequence[RescoreOutcome], console: Console, *, dry_
                 table.add_row(card, escape(o.method) if first else "", what, old, new, sig)
                 first = False
         console.print(table)
+    for o in outcomes:
+        if o.status == "skipped":
+            console.print(f"{o.old_hash[:12]} ({escape(o.method)}): skipped, {escape(str(o.change_log.get('reason')))}",
+                          highlight=False)
     counts = {status: sum(o.status == status for o in outcomes) for status in STATUSES}
     summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n) or "no cards matched"
     console.print(f"{len(outcomes)} card(s): {summary}", highlight=False)

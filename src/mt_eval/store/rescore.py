@@ -49,7 +49,8 @@ CARD_KEYS = ("composite_rule", "profile")
 @dataclass
 class RescoreOutcome:
     """What ``rescore`` found for one stored card: ``rescored`` (``would rescore`` in a dry run),
-    ``unchanged``, or ``not selected`` (``--metric`` names nothing that changed on it)."""
+    ``unchanged``, ``not selected`` (``--metric`` names nothing that changed on it) or ``skipped``
+    (``change_log["reason"]`` says why)."""
 
     old_hash: str
     method: str
@@ -152,11 +153,17 @@ def change_log(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]
 
 def rescore_card(card: Mapping[str, Any], metrics: Sequence[str] = ()) -> RescoreOutcome:
     """One card's outcome (nothing written): ``rescored`` with the new card when something changed
-    (with ``metrics``: when one of them changed), else ``unchanged`` or ``not selected``."""
+    (with ``metrics``: when one of them changed), else ``unchanged`` or ``not selected``; ``skipped``
+    when a metric on the card is not installed here (a plugin's): rebuilt, it would silently vanish."""
+    from mt_eval.metrics.registry import available_metrics
+
+    name, old_hash = str(card["method"]["name"]), str(card["run_card_hash"])
+    if missing := sorted(set(card.get("metrics") or {}) - set(available_metrics())):
+        return RescoreOutcome(old_hash, name, "skipped",
+                              change_log={"reason": f"metrics not installed here: {', '.join(missing)}"})
     new, sidecar = rebuild_card(card)
     log = change_log(card, new)
     changed = "metrics" in log or "scores" in log
-    name, old_hash = str(card["method"]["name"]), str(card["run_card_hash"])
     if metrics and not set(metrics) & set(log.get("metrics", {})):
         return RescoreOutcome(old_hash, name, "not selected" if changed else "unchanged", change_log=log)
     if not changed:
@@ -185,6 +192,11 @@ def rescore_store(store: Store, *, dataset: str | None = None, cards: Sequence[s
                   metrics: Sequence[str] = (), dry_run: bool = False) -> list[RescoreOutcome]:
     """Rescore the store's current cards (``dataset``, ``cards`` prefixes narrow them); unless
     ``dry_run``, insert every new card and its link in one transaction (all or nothing)."""
+    from mt_eval.metrics.registry import available_metrics
+
+    if unknown := sorted(set(metrics) - set(available_metrics())):
+        raise UserError(f"--metric {', '.join(unknown)}: no such metric here "
+                        f"(known: {', '.join(sorted(available_metrics()))})")
     chosen = _selected(store, dataset, cards)
     outcomes = [(card_id, rescore_card(card, metrics)) for card_id, card in chosen]
     changed = [(i, o) for i, o in outcomes if o.status == "rescored"]
@@ -205,8 +217,8 @@ def _write(store: Store, changed: Sequence[tuple[int, RescoreOutcome]]) -> None:
     with store.session() as session:
         for old_id, outcome in changed:
             assert outcome.card is not None and outcome.statistics is not None
-            if superseded_by(session, old_id) is not None:
-                raise IntegrityError("superseded meanwhile", None, ValueError(outcome.old_hash))
+            if superseded_by(session, old_id) is not None:  # rolled back: nothing of this batch is written
+                raise StoreError(f"card {outcome.old_hash[:12]} was rescored concurrently; nothing written, run again")
             old = session.get(Card, old_id)
             assert old is not None
             new_id = session.scalar(select(Card.id).where(Card.run_card_hash == outcome.new_hash))
