@@ -143,6 +143,13 @@ def load_card(store: Store, run_card_hash: str) -> StoredCard | None:
              "signed_at": s.signed_at.isoformat() if s.signed_at else None} for s in signed])  # fmt: skip
 
 
+def facet(result: Mapping[str, Any], name: str) -> str:
+    """An entry's segment, difficulty, provenance or register as text; no register is "unspecified",
+    as the card's ``by_register`` breakdown names it."""
+    value = result.get(name)
+    return "unspecified" if value is None and name == "register" else str(value)
+
+
 def is_secret(result: Mapping[str, Any]) -> bool:
     return str(result.get("segment")) in SECRET_SEGMENTS
 
@@ -168,7 +175,7 @@ def run_view(stored: StoredCard) -> dict[str, Any]:
         "submitter": stored.submitter,
         "published_at": stored.published_at,
         "entry_counts": {"total": len(results), "shown": len(results) - hidden, "secret": hidden},
-        "entry_facets": {name: sorted({str(r.get(name)) for r in results if not is_secret(r)}) for name in FACETS},
+        "entry_facets": {name: sorted({facet(r, name) for r in results if not is_secret(r)}) for name in FACETS},
         "timestamp": card.get("timestamp"),
     }
 
@@ -198,7 +205,7 @@ def public_entries(card: Mapping[str, Any], where: EntryFilter = EntryFilter()) 
     def keep(r: Mapping[str, Any]) -> bool:
         for name in FACETS:
             wanted = getattr(where, name)
-            if wanted is not None and str(r.get(name)) != str(wanted):
+            if wanted is not None and facet(r, name) != str(wanted):
                 return False
         texts = (str(r.get("source", "")), str(r.get("reference", "")), str(r.get("predicted", "")))
         return not needle or any(needle in t.casefold() for t in texts) or needle == str(r.get("entry_id"))
@@ -224,7 +231,7 @@ def dataset_view(store: Store, dataset_id: str) -> list[dict[str, Any]]:
                 "dataset_id": ds.dataset_id, "version": ds.version, "sha256": ds.sha256,
                 "entry_ids_sha256": ds.entry_ids_sha256, "language_pair": ds.language_pair,
                 "entry_count": ds.entry_count, "cards": n_cards,
-                "counts": {name: dict(sorted(Counter(str(r.get(name)) for r in results).items())) for name in FACETS},
+                "counts": {name: dict(sorted(Counter(facet(r, name) for r in results).items())) for name in FACETS},
                 "secret_entries": sum(1 for r in results if is_secret(r)),
             })  # fmt: skip
     return out

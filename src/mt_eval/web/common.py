@@ -24,6 +24,9 @@ from mt_eval.store.db import Store
 
 HERE = FilePath(__file__).resolve().parent
 HASH_PATTERN = "^[0-9a-f]{64}$"
+NAMES = {**LABELS, "fst_acceptance_rate": "FST acceptance", "exact_match_rate": "exact match",
+         "semantic_score": "semantic score", "composite": "composite"}
+"""Column names as Benchmark Spec §9.7 writes them; any other metric id is shown with spaces."""
 RunHash = Annotated[str, Path(pattern=HASH_PATTERN, description="The card's run_card_hash (64 hex digits).")]
 
 
@@ -45,7 +48,7 @@ def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True,
                       lstrip_blocks=True)  # fmt: skip
     env.filters.update(bar=_bar, num=_num, diff=_diff, tier_label=tier_label, effective_tier=effective_tier,
-                       label=lambda m: LABELS.get(str(m), str(m)))  # fmt: skip
+                       label=lambda m: NAMES.get(str(m), str(m).replace("_", " ")))  # fmt: skip
     return env
 
 
