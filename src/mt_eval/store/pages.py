@@ -69,6 +69,14 @@ def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLE
     return boards
 
 
+def store_stamp(store: Store) -> tuple[int, int]:
+    """(cards, highest card id): changes whenever a card is published or removed, so a board computed
+    for one stamp may be reused until the stamp changes. One cheap query on an indexed key."""
+    with store.session() as session:
+        count, highest = session.execute(select(func.count(Card.id), func.max(Card.id))).one()
+    return int(count or 0), int(highest or 0)
+
+
 def complete_hashes(session: Any, hashes: Sequence[str]) -> set[str]:
     """Cards with complete coverage: every entry of the dataset (no selection) and no failed entry.
 

@@ -52,6 +52,7 @@ def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES) -> FastAPI
                               "gold_standard and held_out segments are never served.")  # fmt: skip
     app.state.store = store
     app.state.n_resamples = n_resamples
+    app.state.boards = leaderboard.BoardCache()
     for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
