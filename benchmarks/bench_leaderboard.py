@@ -29,6 +29,8 @@ import contextlib
 import copy
 import json
 import random
+import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -162,8 +164,11 @@ def postgres(url: str | None) -> Iterator[str | None]:
         yield None
         return
     base = Path(tempfile.mkdtemp(prefix="mt-eval-bench-pg-"))
-    with postgres_server(base) as server:
-        yield create_database(server)
+    try:
+        with postgres_server(base) as server:
+            yield create_database(server)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def main() -> int:
@@ -175,6 +180,8 @@ def main() -> int:
     parser.add_argument("--naive-reads", type=int, default=3, help="full reads of the card files (worst counts)")
     parser.add_argument("--pg", default=None, help="PostgreSQL URL (default: a local throw-away server if installed)")
     args = parser.parse_args()
+    # kill (SIGTERM) unwinds like Ctrl-C: the throw-away server is stopped and the temporary files go
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rng = random.Random(7)
     every = max(1, round(1 / args.wide)) if args.wide > 0 else 0
     with tempfile.TemporaryDirectory(prefix="mt-eval-bench-") as tmp_name, postgres(args.pg) as pg_url:
