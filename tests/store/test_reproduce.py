@@ -109,6 +109,26 @@ def test_llm_card_against_a_changed_server_is_not_verified(tmp_path: Path) -> No
     assert abs(chrf["delta_pct"]) > 2 and chrf["delta"] == pytest.approx(chrf["reproduced"] - chrf["published"])
 
 
+def test_pipeline_card_rebuilt_with_its_validator(tmp_path: Path) -> None:
+    """pipeline:validate-retry: the validator spec on the card (a word list) is loaded again."""
+    words = tmp_path / "words.txt"
+    words.write_text("the\nof\nand\n", encoding="utf-8")  # most outputs rejected once: retries happen
+    card = tmp_path / "pipeline.json"
+    with FakeOpenAI(responder=Translator()) as server:
+        made = cli("run", "-c", str(CORPUS), "--ids", "1-10", "--method", "pipeline:validate-retry", "--model",
+                   "test/model", "--validator", f"wordlist:{words}", "--fst-retries", "1", "--base-url",
+                   server.base_url, "--no-cache", "--bootstrap", "100", "-o", str(card))
+        assert made.exit_code == 0, made.output
+        first = len(server.requests)
+        again = cli("reproduce", str(card), "-c", str(CORPUS), "--base-url", server.base_url,
+                    "--runs-dir", str(tmp_path / "runs"))
+        assert again.exit_code == 0 and "verified" in again.output, again.output
+        assert first > 10 and len(server.requests) == 2 * first  # the same requests, validator retries included
+    words.unlink()
+    gone = cli("reproduce", str(card), "-c", str(CORPUS), "--base-url", "http://127.0.0.1:9/v1")
+    assert gone.exit_code == 2 and "cannot read word list" in gone.output, gone.output
+
+
 def test_tolerance_is_two_percent_and_scale_at_zero() -> None:
     assert within_tolerance(50.0, 51.0, 100) and not within_tolerance(50.0, 51.01, 100)
     assert within_tolerance(0.5, 0.49, 1) and not within_tolerance(0.5, 0.4899, 1)

@@ -4,10 +4,11 @@
 outputs came from it (Benchmark Spec §9.2: "re-run and achieve scores within ±2%"). The method is
 rebuilt from the card alone: a built-in scheme's spec is the card's ``method.name``
 (``apertium:eng-spa``) and an LLM's settings are ``method.config`` (model, temperature, seed,
-max tokens, batch size, retries, endpoint); the endpoint and its key variable may be overridden,
+max tokens, batch size, retries, endpoint; a pipeline's validator spec and retries); the system
+prompt built here must be the card's ``system_prompt_used``. The endpoint and its key variable may be overridden,
 since a maintainer reproduces on their own account. The response cache is never read: a reproduction
 that replays stored answers proves nothing. The corpus must be the card's (``dataset.sha256``) and
-the selection its ``dataset.selection`` must give the card's entries (``entry_ids_sha256``).
+its ``dataset.selection`` must give the card's entries (``entry_ids_sha256``).
 
 Tolerance (``within``): |reproduced − published| ≤ 2 % of |published|; a metric published as exactly
 0 gets 2 % of its scale instead (0.02 on a 0–1 rate, 2 points of chrF++), since no relative band
@@ -27,6 +28,7 @@ from mt_eval.stats.config import BootstrapConfig
 
 TOLERANCE = 0.02  # Benchmark Spec §9.2
 LLM_SCHEMES = ("llm", "coached")
+PIPELINE = "pipeline:validate-retry"
 
 
 @dataclass(frozen=True)
@@ -119,14 +121,18 @@ def method_from_card(card: Mapping[str, Any], full: Any, *, base_url: str | None
     scheme = name.partition(":")[0]
     if scheme == "apertium":
         return build_method(name, dataset=full)
-    if scheme in LLM_SCHEMES:
-        method = build_method(scheme, dataset=full, llm_options=_llm_options(card, base_url, api_key_env, concurrency))
+    if scheme in LLM_SCHEMES or name.startswith(PIPELINE):
+        options = _llm_options(card, base_url, api_key_env, concurrency)
+        if scheme == "pipeline":  # the validator is recorded by its spec (wordlist:FILE) and must load here
+            options |= {"validator": cfg.get("validator"), "fst_retries": cfg.get("fst_retries", 2)}
+        method = build_method(PIPELINE if scheme == "pipeline" else scheme, dataset=full, llm_options=options)
         if method.identity.system_prompt != card.get("system_prompt_used"):
             raise UserError("the system prompt built here differs from the card's system_prompt_used (its prompt or "
                             "coaching file is not the one the run used)", file=cfg.get("system_prompt_file")
                             or cfg.get("coaching_file"))  # fmt: skip
         return method
-    raise UserError(f"method {name!r} cannot be rebuilt from its card (apertium:PAIR, llm and coached cards can); "
+    raise UserError(f"method {name!r} cannot be rebuilt from its card (apertium:PAIR, llm, coached and "
+                    "pipeline:validate-retry cards can); "
                     "reproduce it with mt-eval run and compare the cards")
 
 
