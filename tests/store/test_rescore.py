@@ -153,7 +153,7 @@ def _exports(db: str, tmp_path: Path, name: str) -> tuple[list[dict[str, Any]], 
     return rows, table, entries.output
 
 
-def _check_against_fresh_score(db: str, tmp_path: Path, folder: Path, old_hash: str) -> None:
+def _check_against_fresh_score(db: str, tmp_path: Path, folder: Path, old_hash: str, published_at: str) -> None:
     """The rescored card against today's ``mt-eval score`` of the same 40 outputs (the reference); it
     verifies with its sidecar, keeps the old card's submitter and tier, and its change log is right."""
     [(old, new_hash, reason, log)] = links(db)
@@ -180,16 +180,18 @@ def _check_against_fresh_score(db: str, tmp_path: Path, folder: Path, old_hash: 
     assert [r["predicted"] for r in written["results"]] == [r["predicted"] for r in saved["results"]]
     [row] = [r for r in board(db) if r["run_card_hash"] == new_hash]
     assert (row["submitter"], row["verification_tier"]) == ("old-lab", "self-benchmarked")
+    assert row["published_at"] == published_at  # the old card's, kept (ties are never broken by time anyway)
     assert row["composite"]["value"] == pytest.approx(fresh["scores"]["composite"])
 
 
 def test_round_trip_same_on_sqlite_and_postgresql(cards: dict[str, Path], tmp_path: Path, postgres_url: str) -> None:
     """publish → leaderboard → export → rescore → leaderboard → export, on both databases: the same."""
-    results = {}
+    results, stamps = {}, {}
     for kind, db in (("sqlite", str(tmp_path / "a.db")), ("postgresql", create_database(postgres_url))):
         old_hash = store_old_card(db)
         assert cli("publish", str(cards["near"]), "--db", db, "--submitter", "lab").exit_code == 0
         first = _exports(db, tmp_path, f"{kind}-1")
+        stamps[kind] = next(r["published_at"] for r in board(db) if r["run_card_hash"] == old_hash)
         rescored = cli("rescore", "--db", db, "-o", str(tmp_path / kind))
         assert rescored.exit_code == 0 and "1 rescored, 1 unchanged" in rescored.output, rescored.output
         assert "hallucination_rate" in rescored.output
@@ -201,4 +203,4 @@ def test_round_trip_same_on_sqlite_and_postgresql(cards: dict[str, Path], tmp_pa
         assert every == {r["run_card_hash"] for r in first[0]} | {r["run_card_hash"] for r in second[0]}
         results[kind] = (first, second, links(db), sorted(every))
     assert results["sqlite"] == results["postgresql"]
-    _check_against_fresh_score(str(tmp_path / "a.db"), tmp_path, tmp_path / "sqlite", old_hash)
+    _check_against_fresh_score(str(tmp_path / "a.db"), tmp_path, tmp_path / "sqlite", old_hash, stamps["sqlite"])

@@ -223,7 +223,8 @@ def _write(store: Store, changed: Sequence[tuple[int, RescoreOutcome]]) -> None:
             assert old is not None
             new_id = session.scalar(select(Card.id).where(Card.run_card_hash == outcome.new_hash))
             if new_id is None:  # the rebuilt card may already be there (someone published the same file)
+                # the same submission, rescored: its submitter, tier and publication time; the link says when
                 new_id = insert_card(session, outcome.card, outcome.statistics, submitter=old.submitter,
-                                     published_at=now, verification_tier=old.verification_tier).id
+                                     published_at=old.published_at, verification_tier=old.verification_tier).id
             session.add(CardLink(old_card_id=old_id, new_card_id=new_id, reason=RESCORE,
                                  change_log=outcome.change_log, created_at=now))
