@@ -135,3 +135,5 @@ def test_api_on_postgresql(postgres_url: str, cards: dict[str, Path], secret_car
         assert complete == {_hash(cards["near"]), _hash(cards["half"])}
         assert client.get(f"/runs/{_hash(cards['near'])}").status_code == 200
         assert client.get("/datasets/secret-demo").status_code == 200
+        for url in ("/api/leaderboard?dataset=%00", "/?sort=x%00", "/datasets/a%00b"):  # PostgreSQL refuses NUL
+            assert client.get(url).status_code == 400, url

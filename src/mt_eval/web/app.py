@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import unquote
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -61,7 +62,11 @@ def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES) -> FastAPI
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Response:
-        response: Response = await call_next(request)
+        if "\x00" in unquote(request.url.path) or "\x00" in unquote(request.url.query):
+            # PostgreSQL refuses NUL in a text parameter (a 500 deep in the driver): refused here instead
+            response: Response = _error(request, 400, "NUL characters are not allowed in a request")
+        else:
+            response = await call_next(request)
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
