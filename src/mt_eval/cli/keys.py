@@ -150,13 +150,14 @@ def check(
     Example: mt-eval keys check board.csv --key store.pub
     """
     from mt_eval.render.signatures import file_lines
-    from mt_eval.runcard.signing import check_file, read_public_key
+    from mt_eval.runcard.signing import read_public_key
     from mt_eval.store import open_store, resolve_url
+    from mt_eval.store.board import check_export
     from mt_eval.store.db import display
     from mt_eval.store.keys import lookup_keys
 
     expected = read_public_key(key) if key is not None else None
-    result = check_file(file)
+    result = check_export(file)
     registry = None
     if db is not None:
         with open_store(db) as store:

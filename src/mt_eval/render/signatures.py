@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mt_eval.runcard.signing import FileCheck, Signature, SignatureCheck
-from mt_eval.store.keys import KeyInfo
+if TYPE_CHECKING:  # types only: verify need not import the store's query and ranking modules
+    from mt_eval.runcard.signing import Signature, SignatureCheck
+    from mt_eval.store.board import FileCheck
+    from mt_eval.store.keys import KeyInfo
 
 SEAL = ("  seal: internally consistent (every score follows from results[], nothing changed after "
         "sealing); the seal alone does not say who produced the card")

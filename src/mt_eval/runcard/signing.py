@@ -142,7 +142,7 @@ def read_public_key(path: str | Path) -> PublicKey:
     return parse_public_key(_read_small(Path(path), "public key").decode("utf-8", "replace"), file=str(path))
 
 
-def _regular(path: Path, what: str) -> os.stat_result:
+def regular_file(path: Path, what: str) -> os.stat_result:
     """``path``'s status, provided it is a regular file (a FIFO or a device would block or never end)."""
     try:
         info = path.stat()
@@ -159,7 +159,7 @@ def _regular(path: Path, what: str) -> os.stat_result:
 
 def _read_small(path: Path, what: str, limit: int = 64 * 1024) -> bytes:
     """The bytes of a key or signature file, refused when larger than ``limit``."""
-    _regular(path, what)
+    regular_file(path, what)
     try:
         with path.open("rb") as fh:
             data = fh.read(limit + 1)
@@ -273,7 +273,7 @@ def make_signature(private: Ed25519PrivateKey, message: bytes, signer: str | Non
                      datetime.now(UTC).isoformat(timespec="seconds"))
 
 
-def _signature(item: object, file: str, field: str) -> Signature:
+def parse_signature(item: object, file: str, field: str) -> Signature:
     """One signature object of a ``.sig`` file, every value checked (hostile files are refused here)."""
     if not isinstance(item, dict):
         raise UserError("a signature is a JSON object", file=file, field=field)
@@ -294,7 +294,7 @@ def _signature(item: object, file: str, field: str) -> Signature:
                      _signer(item.get("signer"), file, f"{field}.signer"), signed_at)
 
 
-def _read_json(path: Path, kind: str) -> dict[str, Any]:
+def read_signature_json(path: Path, kind: str) -> dict[str, Any]:
     raw = _read_small(path, "signature", MAX_SIG_FILE_BYTES)
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -318,13 +318,13 @@ def read_card_signatures(card_path: str | Path) -> CardSignatures | None:
     path = signature_path(card_path)
     if not path.exists():
         return None
-    data = _read_json(path, CARD_SIGNATURES_KIND)
+    data = read_signature_json(path, CARD_SIGNATURES_KIND)
     digest, items = data.get("run_card_hash"), data.get("signatures")
     if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
         raise UserError("run_card_hash is not 64 lowercase hex digits", file=str(path), field="run_card_hash")
     if not isinstance(items, list) or not items:
         raise UserError("signatures is not a non-empty list", file=str(path), field="signatures")
-    sigs = [_signature(item, str(path), f"signatures[{i}]") for i, item in enumerate(items)]
+    sigs = [parse_signature(item, str(path), f"signatures[{i}]") for i, item in enumerate(items)]
     if len({s.key_id for s in sigs}) != len(sigs):
         raise UserError("a key signs a card once; the file repeats a key id", file=str(path), field="signatures")
     return CardSignatures(digest, sigs)
@@ -382,48 +382,6 @@ def sign_card(card_path: str | Path, run_card_hash: str, private: Ed25519Private
             "signatures": [asdict(s) for s in [*keep, mine]]}  # fmt: skip
     write_atomic(path, (json.dumps(body, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
     return mine, path
-
-
-def sign_bytes(data: bytes, name: str, private: Ed25519PrivateKey, signer: str | None) -> str:
-    """The detached signature file's text for ``data`` (a file called ``name``)."""
-    digest = hashlib.sha256(data).hexdigest()
-    sig = make_signature(private, file_message(digest), signer)
-    return json.dumps({"kind": FILE_SIGNATURE_KIND, "version": 1, "file": name, "sha256": digest, **asdict(sig)},
-                      ensure_ascii=False, indent=2) + "\n"
-
-
-def _file_sha256(path: Path) -> str:
-    """SHA-256 of a file, read in blocks (an export may be large)."""
-    _regular(path, "signed")
-    try:
-        with path.open("rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError as exc:
-        raise UserError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
-
-
-@dataclass(frozen=True)
-class FileCheck:
-    """A detached file signature checked: ``problem`` is ``None`` when it is valid for the bytes."""
-
-    path: Path
-    sha256: str
-    signature: Signature
-    problem: str | None
-
-
-def check_file(path: str | Path) -> FileCheck:
-    """Check ``path`` against ``path.sig``: the bytes' SHA-256 is the signed one, and the signature holds."""
-    p = Path(path)
-    sig_path = signature_path(p)
-    if not sig_path.exists():
-        raise UserError("no detached signature beside it", file=str(p), hint=f"expected {sig_path.name}")
-    data = _read_json(sig_path, FILE_SIGNATURE_KIND)
-    sig = _signature(data, str(sig_path), "signature")
-    digest = _file_sha256(p)
-    if data.get("sha256") != digest:
-        return FileCheck(p, digest, sig, "the file's bytes are not the ones signed (sha256 differs)")
-    return FileCheck(p, digest, sig, sig.check(file_message(digest)))
 
 
 def sign_card_file(card_path: str | Path, key_path: str | Path, signer: str | None = None) -> tuple[Signature, Path]:

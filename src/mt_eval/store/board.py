@@ -10,14 +10,26 @@ store's and unchanged.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mt_eval.errors import UserError
-from mt_eval.runcard.signing import sign_bytes, signature_path, write_atomic
+from mt_eval.runcard.signing import (
+    FILE_SIGNATURE_KIND,
+    Signature,
+    file_message,
+    make_signature,
+    parse_signature,
+    read_signature_json,
+    regular_file,
+    signature_path,
+    write_atomic,
+)
 from mt_eval.store.db import Store
 from mt_eval.store.query import FIXED_SORTS, BoardRow, Filters, entry_rows, query_rows, sort_key
 from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
@@ -125,5 +137,49 @@ def write_export(text: str, output: Path, key: Ed25519PrivateKey | None = None,
     if key is None:
         sig.unlink(missing_ok=True)
         return [output]
-    write_atomic(sig, sign_bytes(data, output.name, key, signer).encode("utf-8"))
+    write_atomic(sig, sign_export(data, output.name, key, signer).encode("utf-8"))
     return [output, sig]
+
+
+def sign_export(data: bytes, name: str, private: Ed25519PrivateKey, signer: str | None) -> str:
+    """The detached signature file's text for ``data`` (a file called ``name``): the signer's key
+    over ``FILE_CONTEXT`` + SHA-256 of the bytes (``runcard/signing.py`` says why the context)."""
+    digest = hashlib.sha256(data).hexdigest()
+    sig = make_signature(private, file_message(digest), signer)
+    return json.dumps({"kind": FILE_SIGNATURE_KIND, "version": 1, "file": name, "sha256": digest, **asdict(sig)},
+                      ensure_ascii=False, indent=2) + "\n"
+
+
+def _file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in blocks (an export may be large)."""
+    regular_file(path, "signed")
+    try:
+        with path.open("rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """A detached file signature checked: ``problem`` is ``None`` when it is valid for the bytes."""
+
+    path: Path
+    sha256: str
+    signature: Signature
+    problem: str | None
+
+
+def check_export(path: str | Path) -> FileCheck:
+    """``keys check``: ``path`` against ``path.sig``: the bytes' SHA-256 is the signed one, and the
+    signature holds. Who the key belongs to is the caller's question (``--key``, ``--db``)."""
+    p = Path(path)
+    sig_path = signature_path(p)
+    if not sig_path.exists():
+        raise UserError("no detached signature beside it", file=str(p), hint=f"expected {sig_path.name}")
+    data = read_signature_json(sig_path, FILE_SIGNATURE_KIND)
+    sig = parse_signature(data, str(sig_path), "signature")
+    digest = _file_sha256(p)
+    if data.get("sha256") != digest:
+        return FileCheck(p, digest, sig, "the file's bytes are not the ones signed (sha256 differs)")
+    return FileCheck(p, digest, sig, sig.check(file_message(digest)))
