@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
-from mt_eval.stats.config import BootstrapConfig
+from mt_eval.stats.config import DEFAULT_SEED, BootstrapConfig
 
 TOLERANCE = 0.02  # Benchmark Spec §9.2
 LLM_SCHEMES = ("llm", "coached")
@@ -55,6 +55,13 @@ class MetricCheck:
         return {"metric": self.metric, "weight": self.weight, "published": self.published,
                 "reproduced": self.reproduced, "delta": self.delta, "delta_pct": self.delta_pct,
                 "within": self.within}  # fmt: skip
+
+
+def bootstrap_of(card: Mapping[str, Any]) -> BootstrapConfig:
+    """The bootstrap the card's intervals were drawn with (none recorded: no intervals, 0 resamples)."""
+    header = card["scores"].get("confidence_intervals") or {}
+    return BootstrapConfig(int(header.get("n_resamples", 0)), float(header.get("alpha", 0.05)),
+                           int(header.get("seed", DEFAULT_SEED)))
 
 
 def _number(value: Any) -> float | None:
@@ -184,15 +191,12 @@ def reproduce(card: Mapping[str, Any], corpus: Path, *, runs_dir: Path, out: Pat
 
     full, chosen, selection = _dataset(card, corpus)
     method = method_from_card(card, full, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
-    header = card["scores"].get("confidence_intervals") or {}
-    bootstrap = BootstrapConfig(int(header.get("n_resamples", 1000)), float(header.get("alpha", 0.05)),
-                                int(header.get("seed", 12345)))
     terminology = None
     if card.get("terminology"):  # the card carries the terms it was scored with: score the re-run with them
         terminology = runs_dir / f"terminology-{str(card['run_card_hash'])[:12]}.json"
         terminology.parent.mkdir(parents=True, exist_ok=True)
         terminology.write_text(json.dumps(card["terminology"], ensure_ascii=False), encoding="utf-8")
     new, path = evaluate(chosen, method, condition=str(card["condition"]), runs_dir=runs_dir, out=out,
-                         selection=selection, progress=progress, bootstrap=bootstrap,
+                         selection=selection, progress=progress, bootstrap=bootstrap_of(card),
                          skip_analyser=bool(card.get("analyser_skipped")), terminology=terminology)
     return Reproduction(str(card["run_card_hash"]), new, path, compare_cards(card, new))

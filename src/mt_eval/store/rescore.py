@@ -32,9 +32,9 @@ from sqlalchemy.exc import IntegrityError
 from mt_eval.errors import UserError
 from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, Usage
 from mt_eval.runcard.builder import RunInfo, build_card
+from mt_eval.runcard.reproduce import bootstrap_of
 from mt_eval.runcard.statistics import SUFFIX
 from mt_eval.scoring.composite import length_warnings
-from mt_eval.stats.config import BootstrapConfig
 from mt_eval.store.db import Store, StoreError
 from mt_eval.store.models import Card, CardLink, Dataset
 from mt_eval.store.publish import insert_card
@@ -88,15 +88,13 @@ def _run_info(card: Mapping[str, Any]) -> RunInfo:
     ratios = np.asarray([np.nan if (v := (r.get("metrics") or {}).get("length_ratio")) is None else v
                          for r in card["results"]], dtype=np.float64)  # fmt: skip
     stale = set(length_warnings(scores, ratios))
-    header = scores.get("confidence_intervals") or {}
     cost = card.get("cost") or {}
     return RunInfo(
         run_id=str(card["run_id"]), timestamp=str(card["timestamp"]), elapsed_seconds=float(card["elapsed_seconds"]),
         condition=str(card["condition"]), selection=dict(card["dataset"].get("selection") or {}),
         warnings=[w for w in card.get("warnings") or [] if w not in stale],
         cost_known=cost.get("total_cost_usd") is not None, cost_source=cost.get("source"),
-        bootstrap=BootstrapConfig(int(header.get("n_resamples", 0)), float(header.get("alpha", 0.05)),
-                                  int(header.get("seed", 12345))),
+        bootstrap=bootstrap_of(card),
     )  # fmt: skip
 
 
