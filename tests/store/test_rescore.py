@@ -131,15 +131,19 @@ def test_bad_options_are_one_line(tmp_path: Path, args: tuple[str, ...], message
 
 def test_card_with_a_metric_not_installed_here_is_skipped(tmp_path: Path) -> None:
     """A store written by a harness with a plugin metric: rebuilt here, that metric would vanish from the
-    card without a word, so the card is left as it is and the reason said."""
+    card without a word, so the card is left as it is and the reason said; so is a card scored with an
+    embedding model (its backend is not carried over yet)."""
     db = str(tmp_path / "board.db")
     card, stats = old_card()
     plugin = {**card, "metrics": {**card["metrics"], "lab_metric": {"weight": None, "signature": "lab:1"}}}
+    embedded = {**card, "semantic": {"backend": "openai", "model": "m"}, "run_card_hash": "f" * 64}
     with open_store(db) as store, store.session() as session:
         insert_card(session, plugin, stats)
+        insert_card(session, embedded, stats)
     result = cli("rescore", "--db", db)
     assert result.exit_code == 0 and "skipped, metrics not installed here: lab_metric" in result.output, result.output
-    assert card_count(db) == 1 and links(db) == []
+    assert "skipped, scored semantic_score with an embedding model" in result.output.replace("\n", " ")
+    assert card_count(db) == 2 and links(db) == []
 
 
 def _exports(db: str, tmp_path: Path, name: str) -> tuple[list[dict[str, Any]], list[dict[str, str]], str]:

@@ -125,6 +125,9 @@ def method_from_card(card: Mapping[str, Any], full: Any, *, base_url: str | None
     if card["config"].get("api_provider") == "file" or "predictions_sha256" in cfg:
         raise UserError(f"card of {name!r} scores a predictions file: there is no method to re-run, so it cannot be "
                         "reproduced (publish the method as a plugin or an LLM configuration)")
+    if card.get("semantic"):  # a re-run would leave semantic_score null: refused rather than "differs"
+        raise UserError("the card scored semantic_score with an embedding model, which reproduce does not carry "
+                        "over yet")
     scheme = name.partition(":")[0]
     if scheme == "apertium":
         return build_method(name, dataset=full)

@@ -41,6 +41,7 @@ from mt_eval.store.publish import insert_card
 from mt_eval.store.query import Filters, card_conditions, superseded_by
 
 RESCORE = "rescore"
+SEMANTIC_UNSUPPORTED = "scored semantic_score with an embedding model, which rescore does not carry over yet"
 LLM_KEYS = ("batched", "attempts", "cached", "validation_attempts", "validated", "batch_rejected")
 SUMMARY_KEYS = ("composite", "quality_tier")
 CARD_KEYS = ("composite_rule", "profile")
@@ -156,6 +157,8 @@ def rescore_card(card: Mapping[str, Any], metrics: Sequence[str] = ()) -> Rescor
     from mt_eval.metrics.registry import available_metrics
 
     name, old_hash = str(card["method"]["name"]), str(card["run_card_hash"])
+    if card.get("semantic"):  # the builder is not handed the card's embedding backend here (yet)
+        return RescoreOutcome(old_hash, name, "skipped", change_log={"reason": SEMANTIC_UNSUPPORTED})
     if missing := sorted(set(card.get("metrics") or {}) - set(available_metrics())):
         return RescoreOutcome(old_hash, name, "skipped",
                               change_log={"reason": f"metrics not installed here: {', '.join(missing)}"})
