@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -64,6 +65,8 @@ def test_kill_9_mid_sweep_then_resume_requests_no_finished_entry_again(tmp_path:
         finished_cards, before = _digests(root), _journalled(root)
         asked = Counter(oracle.asked)
         assert finished_cards and 0 < sum(map(len, before.values())) < 72
+        dry = CliRunner().invoke(app, ["sweep", str(file), "--resume", "--dry-run", *ARGS, *runs], terminal_width=300)
+        planned = {m[1]: int(m[2]) for m in re.finditer(r"^\s*(model=\S+)\s+\S+\s+\d+\s+(\d+)\s", dry.stdout, re.M)}
         result = CliRunner().invoke(app, ["sweep", str(file), "--resume", *ARGS, *runs], env={"COLUMNS": "200"},
                                     catch_exceptions=False)
         assert result.exit_code == 0, result.output
@@ -75,6 +78,7 @@ def test_kill_9_mid_sweep_then_resume_requests_no_finished_entry_again(tmp_path:
                       for i in range(1, 7) if i not in before.get(folder, set())})
     # exactly the unfinished entries were requested by the resume, each once; no finished one again
     assert oracle.asked - asked == wanted
+    assert len(planned) == 12 and sum(planned.values()) == sum(wanted.values())  # the dry run planned just those
     for folder, card in cards.items():
         if folder != "cell=apertium":
             model, temperature, v2, _ = oracle_key(folder, "")

@@ -96,7 +96,8 @@ def run(
     settings = execute.settings_for(spec, runs_dir=runs_dir, concurrency=concurrency, cache_path=cache_path,
                                     bootstrap=bootstrap_config(n_boot, alpha, seed))
     if dry_run or budget_usd is not None:
-        plans = plan.estimate(spec, cells, concurrency)
+        left = (lambda cell: execute.finished_entries(cell, settings)) if resume else None
+        plans = plan.estimate(spec, cells, concurrency, left)  # with --resume: what is left to send
         total = plan.total_cost(plans)
         if dry_run:
             print_matrix(spec.name, plans, total, out)
@@ -112,7 +113,8 @@ def run(
         store = open_store(db)  # a store that cannot be opened stops the sweep before any request
         sweep_id = record_sweep(store, spec, cells)
     execute.start(spec, cells, settings, resume=resume)
-    entries = len(plan.load_dataset(cells[0].corpus, tuple(sorted(spec.selection.items())))[1].entries)
+    selection = tuple(sorted(spec.selection.items()))
+    entries = {c.key: len(plan.load_dataset(c.corpus, selection)[1].entries) for c in cells}
     with SweepProgress(err, cells, entries) as progress:
         def done(outcome: execute.Outcome) -> None:
             progress.ended(outcome)

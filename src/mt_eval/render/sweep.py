@@ -48,14 +48,14 @@ def print_matrix(name: str, plans: Sequence[tuple[Cell, dict[str, Any] | None]],
 class SweepProgress:
     """One overall bar (entries over all cells) and a line per cell, updated from any thread."""
 
-    def __init__(self, console: Console, cells: Sequence[Cell], entries: int) -> None:
+    def __init__(self, console: Console, cells: Sequence[Cell], entries: dict[str, int]) -> None:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[note]}"), TimeElapsedColumn())
         self.bar = Progress(*columns, console=console, transient=False)
         self._lock = threading.Lock()
         self._done: dict[str, int] = {}
-        self.total = self.bar.add_task("[bold]sweep", total=entries * len(cells), note=f"0/{len(cells)} cells")
-        self.lines: dict[str, TaskID] = {c.key: self.bar.add_task(escape(c.key), total=entries, note="waiting")
+        self.total = self.bar.add_task("[bold]sweep", total=sum(entries.values()), note=f"0/{len(cells)} cells")
+        self.lines: dict[str, TaskID] = {c.key: self.bar.add_task(escape(c.key), total=entries[c.key], note="waiting")
                                          for c in cells}
         self._cells = len(cells)
         self._entries = entries
@@ -78,13 +78,13 @@ class SweepProgress:
     def ended(self, outcome: Outcome) -> None:
         with self._lock:
             self._ended += 1
-            self._done[outcome.cell.key] = self._entries
+            self._done[outcome.cell.key] = self._entries[outcome.cell.key]
             note = outcome.status
             if outcome.composite is not None:
                 note += f" · composite {outcome.composite:.3f}"
             if outcome.message:
                 note += f": {escape(outcome.message)}"
-            self.bar.update(self.lines[outcome.cell.key], completed=self._entries, note=note)
+            self.bar.update(self.lines[outcome.cell.key], completed=self._entries[outcome.cell.key], note=note)
             self.bar.update(self.total, completed=sum(self._done.values()), note=f"{self._ended}/{self._cells} cells")
 
 

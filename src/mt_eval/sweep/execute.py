@@ -120,6 +120,17 @@ def journal_dir(cell_dir: Path) -> Path | None:
     return found[0] if found else None
 
 
+def finished_entries(cell: Cell, settings: Settings) -> set[int] | None:
+    """What a resume of ``cell`` would not send again: None when its card is there (the cell is done),
+    else the entries its journal holds as finished (for the cost of what is left)."""
+    from mt_eval.engine.session import finished_ids
+
+    cell_dir = settings.cell_dir(cell)
+    if (cell_dir / CARD_NAME).is_file():
+        return None
+    return finished_ids(journal_dir(cell_dir))
+
+
 def run_cell(cell: Cell, settings: Settings, progress: CellProgress | None = None) -> Outcome:
     """Run one cell (or skip it when its card verifies); a user error stays this cell's failure."""
     from mt_eval.api import evaluate

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,18 +142,24 @@ def load_dataset(corpus: Path, selection: tuple[tuple[str, str], ...]) -> tuple[
     return full, select_entries(full, **dict(selection)) if selection else full
 
 
-def estimate(spec: SweepSpec, cells: list[Cell], concurrency: int) -> list[tuple[Cell, dict[str, Any] | None]]:
+def estimate(spec: SweepSpec, cells: list[Cell], concurrency: int,
+             remaining: Callable[[Cell], set[int] | None] | None = None) -> list[tuple[Cell, dict[str, Any] | None]]:
     """Each cell's request plan (entries, requests, tokens, estimated cost; None: no paid requests),
-    as ``mt-eval run --dry-run`` computes it; a cell finished already plans nothing."""
+    as ``mt-eval run --dry-run`` computes it. ``remaining`` (a resume) says which entries of a cell
+    are finished already (None: the whole cell is), so the plan covers only what is left to send."""
     from mt_eval.engine.session import plan_for
     from mt_eval.methods.registry import build_method
 
-    out = []
+    out: list[tuple[Cell, dict[str, Any] | None]] = []
     for cell in cells:
         full, dataset = load_dataset(cell.corpus, tuple(sorted(spec.selection.items())))
+        done = remaining(cell) if remaining else set()
+        if done is None:  # finished: nothing left to send
+            out.append((cell, {"entries": 0, "requests": 0, "est_cost_usd": 0.0}))
+            continue
         llm = {**cell.run_options(concurrency, None), "require_key": False}
         method = build_method(cell.spec, dataset=full, llm_options=llm)
-        out.append((cell, plan_for(method, dataset, set())))
+        out.append((cell, plan_for(method, dataset, done)))
     return out
 
 

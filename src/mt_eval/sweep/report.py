@@ -103,20 +103,26 @@ def axis_effects(spec: SweepSpec, scored: list[CellScore], *, n_resamples: int =
 
 
 def hard_entries(cards: list[tuple[Cell, dict[str, Any]]], right_chrf: float) -> tuple[list[HardEntry], int]:
-    """Entries that every cell got wrong (on the entries all cards share), hardest first."""
-    rows: dict[int, list[tuple[Cell, dict[str, Any]]]] = defaultdict(list)
+    """Entries that every cell on their corpus got wrong (of the entries all those cards share), hardest
+    first; and how many entries were looked at."""
+    by_corpus: dict[Any, list[tuple[Cell, dict[str, Any]]]] = defaultdict(list)
     for cell, card in cards:
-        for r in card["results"]:
-            rows[int(r["entry_id"])].append((cell, r))
-    shared = {i: rs for i, rs in rows.items() if len(rs) == len(cards)}
-    hard = []
-    for entry_id, rs in shared.items():
-        if any(r.get("exact_match") or (r.get("entry_chrf") or 0.0) >= right_chrf for _, r in rs):
-            continue
-        cell, best = max(rs, key=lambda cr: cr[1].get("entry_chrf") or 0.0)
-        hard.append(HardEntry(entry_id, str(best.get("source", "")), str(best.get("reference", "")),
-                              float(best.get("entry_chrf") or 0.0), cell.key))
-    return sorted(hard, key=lambda h: (h.best_chrf, h.entry_id)), len(shared)
+        by_corpus[cell.corpus].append((cell, card))
+    hard, looked = [], 0
+    for group in by_corpus.values():
+        rows: dict[int, list[tuple[Cell, dict[str, Any]]]] = defaultdict(list)
+        for cell, card in group:
+            for r in card["results"]:
+                rows[int(r["entry_id"])].append((cell, r))
+        shared = {i: rs for i, rs in rows.items() if len(rs) == len(group)}
+        looked += len(shared)
+        for entry_id, rs in shared.items():
+            if any(r.get("exact_match") or (r.get("entry_chrf") or 0.0) >= right_chrf for _, r in rs):
+                continue
+            cell, best = max(rs, key=lambda cr: cr[1].get("entry_chrf") or 0.0)
+            hard.append(HardEntry(entry_id, str(best.get("source", "")), str(best.get("reference", "")),
+                                  float(best.get("entry_chrf") or 0.0), cell.key))
+    return sorted(hard, key=lambda h: (h.best_chrf, h.entry_id)), looked
 
 
 def build_report(spec: SweepSpec, cells: list[Cell], settings: Settings, *,
