@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from fastapi.testclient import TestClient
 from pgserver import create_database
 from web_helpers import board_json, cli
 
+from mt_eval.store.pages import pareto
+from mt_eval.store.query import BoardRow
 from mt_eval.web.app import create_app
 
 
@@ -58,7 +61,7 @@ def test_pareto_frontier_is_recomputed_on_the_filtered_rows(client: TestClient, 
         boards = client.get(f"/api/pareto?dataset=ntrex128-eng-spa-demo{query}").json()
         return {p["run_card_hash"] for b in boards for p in b["cost_per_entry"] if p["on_frontier"]}
 
-    rows = board_json(board_db, "--dataset", "ntrex128-eng-spa-demo")
+    rows = [r for r in board_json(board_db, "--dataset", "ntrex128-eng-spa-demo") if r["rank"]]  # ranked: drawn
     best = max(rows, key=lambda r: r["composite"]["value"])  # every cost is 0: the best composite dominates
     assert frontier("") == {best["run_card_hash"]}
     others = [r for r in rows if r["model"] != best["model"]]
@@ -137,3 +140,28 @@ def test_api_on_postgresql(postgres_url: str, cards: dict[str, Path], secret_car
         assert client.get("/datasets/secret-demo").status_code == 200
         for url in ("/api/leaderboard?dataset=%00", "/?sort=x%00", "/datasets/a%00b"):  # PostgreSQL refuses NUL
             assert client.get(url).status_code == 400, url
+
+
+def _row(name: str, composite: float | None, cost: float | None) -> BoardRow:
+    blank: dict[str, Any] = {f.name: None for f in fields(BoardRow)}
+    return BoardRow(**{**blank, "run_card_hash": name, "method": name, "composite": composite,
+                       "cost_per_entry": cost, "scores": {}})  # fmt: skip
+
+
+def test_pareto_frontier_by_dominance() -> None:
+    """Checked against the definition, pair by pair: on the frontier iff no other point is at least as
+    good on both axes and strictly better on one."""
+    rows = [_row("a", 0.9, 0.02), _row("b", 0.8, 0.01), _row("c", 0.7, 0.01), _row("d", 0.9, 0.03),
+            _row("e", 0.95, 0.05), _row("f", 0.95, 0.05), _row("g", None, 0.0), _row("h", 0.5, None),
+            _row("i", 0.6, 0.0)]  # fmt: skip
+    points = pareto(rows, "cost_per_entry")
+    drawn = [r for r in rows if r.composite is not None and r.cost_per_entry is not None]
+    assert [p.x for p in points] == sorted(p.x for p in points) and len(points) == len(drawn)
+
+    def dominated(r: BoardRow) -> bool:
+        return any(o.composite >= r.composite and o.cost_per_entry <= r.cost_per_entry  # type: ignore[operator]
+                   and (o.composite > r.composite or o.cost_per_entry < r.cost_per_entry)  # type: ignore[operator]
+                   for o in drawn)  # fmt: skip
+
+    assert {p.run_card_hash for p in points if p.on_frontier} == {r.run_card_hash for r in drawn if not dominated(r)}
+    assert {p.run_card_hash for p in points if p.on_frontier} == {"i", "b", "a", "e", "f"}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
 from mt_eval.render.card_data import as_dict
@@ -56,7 +57,10 @@ def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLE
         raise UserError("limit must be at least 1")
     with store.session() as session:
         _, _, higher = sort_key(session, query.sort)  # an unknown key is refused before any ranking
-        rows = query_rows(session, query.filters)
+        narrowed = query.model is not None or query.complete_only
+        # the store's Filters know neither model nor coverage: those narrow the rows here, so then every
+        # matching row is read (the top ``limit`` of what remains is ranked); otherwise the top ``limit``
+        rows = query_rows(session, query.filters, limit=None if narrowed else query.limit)
         if query.model:
             rows = [r for r in rows if r.model == query.model]
         if query.complete_only:
@@ -77,7 +81,7 @@ def store_stamp(store: Store) -> tuple[int, int]:
     return int(count or 0), int(highest or 0)
 
 
-def complete_hashes(session: Any, hashes: Sequence[str]) -> set[str]:
+def complete_hashes(session: Session, hashes: Sequence[str]) -> set[str]:
     """Cards with complete coverage: every entry of the dataset (no selection) and no failed entry.
 
     Read as two JSON fields, never the whole card (a card can be megabytes)."""
@@ -110,16 +114,18 @@ class ParetoPoint:
 
 def pareto(rows: Iterable[BoardRow], axis: str) -> list[ParetoPoint]:
     """Composite (higher is better) against ``axis`` (``cost_per_entry`` or ``avg_latency``; lower is
-    better): a card is on the frontier when no other card is at least as good on both and better on one.
-    Cards without a composite or a value on the axis are left out."""
+    better), cheapest first: a card is on the frontier when no other card is at least as good on both
+    and better on one (two identical points are both on it). Cards without a composite or a value on
+    the axis are left out."""
     points = [(r, getattr(r, axis)) for r in rows if r.composite is not None and getattr(r, axis) is not None]
     points.sort(key=lambda p: (p[1], -(p[0].composite or 0.0), p[0].run_card_hash))
-    best = float("-inf")
+    best, best_x = float("-inf"), None
     out = []
     for row, x in points:
         composite = float(row.composite or 0.0)
-        on = composite > best
-        best = max(best, composite)
+        on = composite > best or (composite == best and x == best_x)
+        if composite > best:
+            best, best_x = composite, x
         out.append(ParetoPoint(row.run_card_hash, row.method, composite, float(x), on))
     return out
 

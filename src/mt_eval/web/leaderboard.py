@@ -83,16 +83,17 @@ def _boards(request: Request, query: BoardQuery) -> list[RankedBoard]:
 
 
 def pareto_data(boards: list[RankedBoard]) -> list[dict[str, Any]]:
-    """Per board and axis: every point and whether it is on the frontier (ranked and unranked cards)."""
+    """Per board and axis: every ranked card's point and whether it is on the frontier (the cards set apart
+    have composites that are not comparable with these, so they are not drawn)."""
     return [{"dataset_id": b.dataset_id, "dataset_sha256": b.dataset_sha256,
-             **{axis: [vars(p) for p in pareto([*b.rows, *b.unranked], axis)] for axis in AXES}}
+             **{axis: [vars(p) for p in pareto(b.rows, axis)] for axis in AXES}}
             for b in boards]  # fmt: skip
 
 
 @router.get("/", response_class=HTMLResponse, summary="Leaderboard page")
 def leaderboard_page(request: Request, query: Board) -> HTMLResponse:
     boards = _boards(request, query)
-    charts = [{axis: pareto_svg(pareto([*b.rows, *b.unranked], axis), axis) for axis in AXES} for b in boards]
+    charts = [{axis: pareto_svg(pareto(b.rows, axis), axis) for axis in AXES} for b in boards]
     return page(request, "leaderboard.html", boards=list(zip(boards, charts, strict=True)), query=query,
                 facets=facets(store_of(request)), metrics=SPEC_METRICS, tiers=[t for _, t in TIERS],
                 title="Leaderboard")  # fmt: skip
