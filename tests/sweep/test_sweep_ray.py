@@ -21,6 +21,8 @@ from sweep_helpers import FAST, LocalSweep, cards_in
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
+from mt_eval.sweep.execute import Outcome, write_back
+from mt_eval.sweep.plan import load_plan
 
 LATENCY = ("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds")
 
@@ -121,3 +123,15 @@ def test_ray_missing_is_one_line_and_nothing_written(local_sweep: LocalSweep, tm
         "error: --executor ray needs Ray, which is not installed (pip install 'ray>=2.9', or use the default "
         "--executor local)"]
     assert not (tmp_path / "runs").exists()
+
+
+def test_the_driver_writes_the_card_a_remote_worker_sent(local_sweep: LocalSweep, tmp_path: Path) -> None:
+    """On a cluster whose workers have other disks, the card exists only as the bytes a task returned."""
+    _, cells = load_plan(local_sweep.file)
+    sent = local_sweep.root / cells[-1].slug / "run_card.json"
+    target = tmp_path / "driver" / cells[-1].slug / "run_card.json"
+    write_back(Outcome(cells[-1], "ran", target, 0.0, card=sent.read_bytes(),
+                       statistics=sent.with_name("run_card.stats.npz").read_bytes()))
+    assert target.read_bytes() == sent.read_bytes() and not list(target.parent.glob("*.tmp"))
+    verified = CliRunner().invoke(app, ["verify", str(target)])
+    assert verified.exit_code == 0, verified.output  # the seal and its statistics sidecar, as written there

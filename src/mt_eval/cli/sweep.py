@@ -78,12 +78,12 @@ def run(
     """
     from mt_eval.engine.session import check_budget
     from mt_eval.render.sweep import SweepProgress, print_matrix, print_outcomes
-    from mt_eval.sweep import execute, plan
+    from mt_eval.sweep import execute, executors, plan
 
     check_at_least_zero(budget_usd, "--budget-usd")
     if concurrency < 1 or jobs < 1:
         raise UserError("--concurrency and --jobs must be at least 1")
-    if executor not in ("local", "ray"):
+    if executor not in executors.EXECUTORS:
         raise UserError(f"unknown executor '{executor}'", field="executor", hint="choose local or ray")
     if executor == "ray" and not ray_address and not dry_run:
         raise UserError("--executor ray needs --ray-address ADDR (an existing cluster)")
@@ -124,12 +124,8 @@ def run(
                 publish_cell(store, sweep_id, outcome)
 
         try:
-            if executor == "ray":
-                from mt_eval.sweep.ray_executor import run_ray
-
-                outcomes = run_ray(cells, settings, jobs, ray_address, done=done)
-            else:
-                outcomes = execute.run_local(cells, settings, jobs, progress=progress.cell, done=done)
+            outcomes = executors.run_cells(cells, settings, jobs, executor=executor, ray_address=ray_address,
+                                         progress=progress.cell, done=done)
         except KeyboardInterrupt:
             progress.__exit__()
             err.print(f"[yellow]interrupted:[/yellow] finished entries are in each cell's journal under "

@@ -198,3 +198,4 @@ def run_local(cells: Iterable[Cell], settings: Settings, jobs: int, *, progress:
                     done(outcome)
     order = {c.key: i for i, c in enumerate(todo)}
     return sorted(outcomes, key=lambda o: order[o.cell.key])
+
