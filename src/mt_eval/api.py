@@ -15,6 +15,7 @@ from mt_eval.engine.session import check_resume, read_header
 from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method, Translation, as_method
+from mt_eval.metrics.embeddings import SemanticConfig, check_semantic
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import load_card, write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
@@ -66,6 +67,7 @@ def evaluate(
     invocation: dict[str, Any] | None = None,
     skip_analyser: bool = False,
     terminology: str | Path | None = None,
+    semantic: SemanticConfig | None = None,
 ) -> tuple[dict[str, Any], Path]:
     """Translate every entry with ``method``, score it and write a sealed run card.
 
@@ -77,6 +79,8 @@ def evaluate(
     takes options from the file. Ctrl-C raises :class:`RunInterrupted`.
     A target card that declares an analyser this machine lacks stops the run *before* translating
     (docs/decisions.md §19) unless ``skip_analyser``, which scores profile B and is recorded on the card.
+    ``semantic`` scores ``semantic_score`` with that embedding backend (None: null, no model loaded); a
+    backend that sends text off the machine is refused for held-out (secret) entries before anything runs.
     """
     from mt_eval.analyzers.registry import require_analyser
     from mt_eval.languages.card import without_analyser
@@ -89,6 +93,8 @@ def evaluate(
         target = without_analyser(target)
     require_analyser(target)
     terms = load_terminology(terminology) if terminology else None
+    if semantic is not None:
+        check_semantic(semantic, dataset.entries)
     done: dict[int, Translation] = {}
     journal: Journal | None = None
     if resume is not None:
@@ -136,7 +142,7 @@ def evaluate(
     # the per-entry statistics go beside the card, referenced under its seal, so that compare reads
     # them instead of re-running every metric (docs/decisions.md §23)
     card, stats = build_card(dataset, method.identity, translations, info, target, source,
-                                             terms, statistics_file=sidecar_name(path))
+                             terms, statistics_file=sidecar_name(path), semantic=semantic)
     return card, write_card(card, path, stats)
 
 

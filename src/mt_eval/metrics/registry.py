@@ -25,6 +25,7 @@ from mt_eval.metrics.compliance import ComplianceIndex, ComplianceIndexRepaired,
 from mt_eval.metrics.hallucination import HallucinationRate
 from mt_eval.metrics.rates import ExactMatch, LengthRatio
 from mt_eval.metrics.sacre import Bleu, ChrF, ChrFPlusPlus, Ter
+from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.metrics.structural import FstAcceptance, MorphologicalAccuracy, OrthographicAccuracy
 
 Factory = Callable[[], Any]
@@ -47,6 +48,13 @@ _BUILTINS: dict[str, Factory] = {
     "compliance_index": ComplianceIndex,
     "compliance_index_repaired": ComplianceIndexRepaired,
     "repair_effectiveness": RepairEffectiveness,
+}
+
+# Metrics that run only when a run asks for them, built from that run's configuration: ``semantic_score``
+# needs an embedding model (``--semantic BACKEND``), so without the option it is not scored at all (null on
+# the card, no model loaded) and a card keeps exactly the metrics it had before the metric existed.
+OPT_IN: dict[str, Callable[[Any], Metric]] = {
+    "semantic_score": SemanticScore,
 }
 
 # What a metric must provide itself; cost, derives_from, shares_analyses, reads_source, bind, prepare, signature
@@ -143,13 +151,22 @@ def available_metrics() -> dict[str, Factory]:
     return {**_BUILTINS, **plugins.plugins(plugins.METRICS)}
 
 
-def metrics_for(target: LanguageCard, only: list[str] | None = None) -> list[Metric]:
-    """Fresh metric instances that apply to the target language (all, or the ``only`` subset)."""
+def metrics_for(target: LanguageCard, only: list[str] | None = None,
+                configured: Mapping[str, Any] | None = None) -> list[Metric]:
+    """Fresh metric instances that apply to the target language (all, or the ``only`` subset), plus each
+    opt-in metric given a configuration in ``configured`` (``{"semantic_score": SemanticConfig}``)."""
     factories = available_metrics()
     chosen = only or list(factories)
     out: list[Metric] = []
     for metric_id in chosen:
+        if metric_id in OPT_IN and metric_id not in factories:
+            continue  # an opt-in metric named in ``only``: created below when configured
         metric = as_metric(metric_id, factories[metric_id]())
         if metric.applies_to(target):
             out.append(metric)
+    for metric_id, config in (configured or {}).items():
+        if config is not None and (only is None or metric_id in only):
+            metric = as_metric(metric_id, OPT_IN[metric_id](config))
+            if metric.applies_to(target):
+                out.append(metric)
     return out

@@ -12,6 +12,7 @@ from mt_eval.analyzers.registry import version_of
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
+from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
 from mt_eval.runcard.model import RunCard
@@ -58,6 +59,9 @@ def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
         # only when used, so fingerprints of ordinary runs are unchanged
         **({"analyser_skipped": card["analyser_skipped"]} if card.get("analyser_skipped") else {}),
         **({"terminology_sha256": sha256_text(canonical_json(card["terminology"]))} if card.get("terminology") else {}),
+        # the embedding backend and model behind semantic_score, only when --semantic scored it
+        **({"semantic_backend": card["semantic"]["backend"], "semantic_model": card["semantic"]["model"]}
+           if card.get("semantic") else {}),
     }
 
 
@@ -124,11 +128,13 @@ def build_card(
     terminology: Mapping[str, tuple[str, ...]] | None = None,
     *,
     statistics_file: str | None = None,
+    semantic: SemanticConfig | None = None,
 ) -> tuple[dict[str, Any], bytes | None]:
     """The sealed card, and with ``statistics_file`` (the sidecar's name beside the card) the bytes to
     write there: the statistics are referenced on the card before sealing, so the seal covers them
-    (``runcard/statistics.py``, docs/decisions.md §23)."""
-    table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology)
+    (``runcard/statistics.py``, docs/decisions.md §23). ``semantic``: score ``semantic_score`` with this
+    embedding backend, recorded on the card (``semantic``) and in its fingerprint."""
+    table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, semantic=semantic)
     profile = target.profile
     scores = quality_scores(table, profile, run.bootstrap, DEFAULT_RULE)
     usage = total_usage(translations)
@@ -166,6 +172,7 @@ def build_card(
         "fst_version": version_of(target),
         "analyser_skipped": target.analyser_skipped,
         "terminology": {k: list(v) for k, v in terminology.items()} if terminology else None,
+        **({"semantic": semantic.card_block} if semantic else {}),  # absent without --semantic: cards unchanged
         "tools_enabled": list(cfg.get("tools_enabled", [])),
         "batch_size": cfg.get("batch_size"),
         "max_retries": cfg.get("max_retries"),

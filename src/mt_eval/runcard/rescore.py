@@ -12,6 +12,7 @@ from typing import Any
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.languages.card import LanguageCard, language_card, without_analyser
 from mt_eval.methods.base import Translation
+from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.scoring.pipeline import score_outputs
 from mt_eval.scoring.scores import MetricTable
 
@@ -46,6 +47,9 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
     source = language_card(card["dataset"]["source_language"])
     recorded = {k: v.get("signature") for k, v in (card.get("metrics") or {}).items()}
+    # semantic_score is recomputed with the card's backend and model, which must be available here (or every
+    # vector cached): otherwise a UserError says so, and verify reports the card as not rescorable
+    semantic = SemanticConfig.from_card(card["semantic"]) if isinstance(card.get("semantic"), dict) else None
     table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms,
-                             recorded=recorded)
+                             recorded=recorded, semantic=semantic)
     return table

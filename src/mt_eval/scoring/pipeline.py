@@ -16,6 +16,7 @@ from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import UNDETERMINED, LanguageCard
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.registry import metrics_for, source_metrics
 from mt_eval.scoring.composite import DEFAULT_RULE
 from mt_eval.scoring.intervals import scores_with_intervals
@@ -32,18 +33,21 @@ def score_outputs(
     only: list[str] | None = None,
     terminology: Mapping[str, tuple[str, ...]] | None = None,
     recorded: Mapping[str, str | None] | None = None,
+    semantic: SemanticConfig | None = None,
 ) -> tuple[MetricTable, list[str]]:
     """Every applicable metric's per-entry statistics (or the ``only`` subset), and the scored outputs.
 
     A failed entry is scored as an empty output (docs/decisions.md §1): excluding it would reward
     flaky methods. A dataset without sources (``score`` from references and outputs alone) leaves the
     metrics that read the source null. ``recorded``: the signatures of the card being rescored.
+    ``semantic``: the embedding backend of ``semantic_score`` (None: the metric is not scored, null).
     """
     hypotheses = ["" if t.error else t.text for t in translations]
     errors = np.asarray([t.error is not None for t in translations], dtype=bool)
     ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology,
                         has_source=has_sources(dataset), recorded=recorded)
-    return MetricTable.compute(metrics_for(target, only), hypotheses, ctx, errors), hypotheses
+    metrics = metrics_for(target, only, {"semantic_score": semantic} if semantic else None)
+    return MetricTable.compute(metrics, hypotheses, ctx, errors), hypotheses
 
 
 def has_sources(dataset: Dataset) -> bool:
