@@ -91,3 +91,18 @@ def test_missing_file_and_unknown_executor_are_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["sweep", str(file), "--executor", "ray"])
     assert result.exit_code == 2 and "--executor ray needs --ray-address" in result.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_unset_key_or_missing_prompt_stops_the_sweep_before_it_writes(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MT_EVAL_SWEEP_TEST_KEY", raising=False)
+    keyed = _file(tmp_path, HEAD + 'api_key_env = "MT_EVAL_SWEEP_TEST_KEY"\n\n[axes]\nmodel = ["a"]\n')
+    result = CliRunner().invoke(app, ["sweep", str(keyed)])
+    assert result.exit_code == 2 and result.stderr.strip().splitlines() == [
+        "error: environment variable MT_EVAL_SWEEP_TEST_KEY is not set (export it with the provider's API key)"]
+    assert CliRunner().invoke(app, ["sweep", str(keyed), "--dry-run"]).exit_code == 0  # a dry run sends nothing
+    prompt = _file(tmp_path, HEAD + '\n[axes]\nmodel = ["a"]\nprompt = ["missing.txt"]\n')
+    result = CliRunner().invoke(app, ["sweep", str(prompt)])
+    assert result.exit_code == 2 and "cannot read system prompt" in result.stderr and "missing.txt" in result.stderr
+    assert not (tmp_path / "runs").exists()

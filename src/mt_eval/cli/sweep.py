@@ -95,13 +95,14 @@ def run(
     cache_path = None if no_cache or not spec.cache else str(cache)
     settings = execute.settings_for(spec, runs_dir=runs_dir, concurrency=concurrency, cache_path=cache_path,
                                     bootstrap=bootstrap_config(n_boot, alpha, seed))
-    if dry_run or budget_usd is not None:
-        left = (lambda cell: execute.finished_entries(cell, settings)) if resume else None
-        plans = plan.estimate(spec, cells, concurrency, left)  # with --resume: what is left to send
+    left = (lambda cell: execute.finished_entries(cell, settings)) if resume else None
+    # every cell's method is built here: a bad option or an unset key stops the sweep before it writes
+    plans = plan.estimate(spec, cells, concurrency, left, require_key=not dry_run)  # --resume: what is left
+    if dry_run:
+        print_matrix(spec.name, plans, plan.total_cost(plans), out)
+        return
+    if budget_usd is not None:
         total = plan.total_cost(plans)
-        if dry_run:
-            print_matrix(spec.name, plans, total, out)
-            return
         paid = any(p is not None for _, p in plans)
         check_budget({"est_cost_usd": total} if paid else None, budget_usd, yes,
                      lambda q: typer.confirm(q, default=False))

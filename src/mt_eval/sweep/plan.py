@@ -143,10 +143,13 @@ def load_dataset(corpus: Path, selection: tuple[tuple[str, str], ...]) -> tuple[
 
 
 def estimate(spec: SweepSpec, cells: list[Cell], concurrency: int,
-             remaining: Callable[[Cell], set[int] | None] | None = None) -> list[tuple[Cell, dict[str, Any] | None]]:
+             remaining: Callable[[Cell], set[int] | None] | None = None, *,
+             require_key: bool = False) -> list[tuple[Cell, dict[str, Any] | None]]:
     """Each cell's request plan (entries, requests, tokens, estimated cost; None: no paid requests),
     as ``mt-eval run --dry-run`` computes it. ``remaining`` (a resume) says which entries of a cell
-    are finished already (None: the whole cell is), so the plan covers only what is left to send."""
+    are finished already (None: the whole cell is), so the plan covers only what is left to send.
+    Every cell's method is built, so a bad option, a missing file or (``require_key``) an unset key
+    variable is a UserError here, before a sweep writes anything."""
     from mt_eval.engine.session import plan_for
     from mt_eval.methods.registry import build_method
 
@@ -157,7 +160,7 @@ def estimate(spec: SweepSpec, cells: list[Cell], concurrency: int,
         if done is None:  # finished: nothing left to send
             out.append((cell, {"entries": 0, "requests": 0, "est_cost_usd": 0.0}))
             continue
-        llm = {**cell.run_options(concurrency, None), "require_key": False}
+        llm = {**cell.run_options(concurrency, None), "require_key": require_key}
         method = build_method(cell.spec, dataset=full, llm_options=llm)
         out.append((cell, plan_for(method, dataset, done)))
     return out
