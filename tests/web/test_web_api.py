@@ -123,17 +123,19 @@ def test_openapi_lists_every_api_page(client: TestClient) -> None:
 def test_api_on_postgresql(postgres_url: str, cards: dict[str, Path], secret_cards: dict[str, Any]) -> None:
     """The app on a real PostgreSQL store (SQLite is every other test's): the rows equal the CLI's, the
     coverage filter's JSON-path query works on JSONB, and a card published while the app runs shows
-    at once (the cached board is keyed by the store's state)."""
+    at once (boards are remembered by the store's state, cards by hash, a missing card not at all)."""
     db_url = create_database(postgres_url)
     assert cli("publish", str(cards["near"]), str(cards["half"]), "--db", db_url).exit_code == 0
     with TestClient(create_app(db_url, n_resamples=200)) as client:
         first = client.get("/api/leaderboard").json()
         assert len(first) == 2 and client.get("/api/leaderboard").json() == first
+        partial = _hash(secret_cards["cards"]["partial"])
+        assert client.get(f"/api/runs/{partial}").status_code == 404
         published = cli("publish", str(secret_cards["cards"]["partial"]), "--db", db_url)
         assert published.exit_code == 0, published.output
         rows = client.get("/api/leaderboard").json()
         assert [r["run_card_hash"] for r in rows] == [r["run_card_hash"] for r in board_json(db_url)]
-        assert len(rows) == 3
+        assert len(rows) == 3 and client.get(f"/api/runs/{partial}").status_code == 200  # no 404 remembered
         complete = {r["run_card_hash"] for r in client.get("/api/leaderboard?complete=1").json()}
         assert complete == {_hash(cards["near"]), _hash(cards["half"])}
         assert client.get(f"/runs/{_hash(cards['near'])}").status_code == 200

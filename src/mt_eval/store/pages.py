@@ -141,18 +141,21 @@ class StoredCard:
     signatures: list[dict[str, Any]]
 
 
-def load_card(store: Store, run_card_hash: str) -> StoredCard | None:
-    """A published card by its full hash (the caller checks the spelling), or None."""
-    stmt = select(Card.id, Card.card, Card.verification_tier, Card.submitter, Card.published_at).where(
-        Card.run_card_hash == run_card_hash)
+def load_card(store: Store, run_card_hash: str, card: dict[str, Any] | None = None) -> StoredCard | None:
+    """A published card by its full hash (the caller checks the spelling), or None. ``card``: the
+    card's JSON where the caller already holds it (it never changes under its hash), so only what the
+    store records beside it is read."""
+    columns = [Card.id, Card.verification_tier, Card.submitter, Card.published_at]
+    stmt = select(*columns, Card.card) if card is None else select(*columns)
     with store.session() as session:
-        found = session.execute(stmt).first()
+        found = session.execute(stmt.where(Card.run_card_hash == run_card_hash)).first()
         if found is None:
             return None
-        card_id, card, tier, submitter, when = found
+        record: Any = found  # a Row whose width depends on the columns asked for
+        card_id, tier, submitter, when = record[:4]
         signed = session.scalars(select(CardSignature).where(CardSignature.card_id == card_id)
                                  .order_by(CardSignature.key_id)).all()  # fmt: skip
-        return StoredCard(card_dict(card), tier, submitter, utc(when).isoformat(), [
+        return StoredCard(card if card is not None else card_dict(record[4]), tier, submitter, utc(when).isoformat(), [
             {"key_id": s.key_id, "signer": s.signer, "public_key": s.public_key, "signature": s.signature,
              "signed_at": s.signed_at.isoformat() if s.signed_at else None} for s in signed])  # fmt: skip
 

@@ -29,7 +29,7 @@ from mt_eval.store.db import StoreError, open_store
 from mt_eval.store.ranking import N_RESAMPLES
 from mt_eval.version import __version__
 from mt_eval.web import compare, datasets, leaderboard, runs
-from mt_eval.web.common import HERE, page
+from mt_eval.web.common import HERE, Memo, page
 
 ROUTERS = (leaderboard.router, runs.router, compare.router, datasets.router)
 """One router per area; the review pages will be one more (``mt_eval.web.review``)."""
@@ -53,7 +53,7 @@ def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES) -> FastAPI
                               "gold_standard and held_out segments are never served.")  # fmt: skip
     app.state.store = store
     app.state.n_resamples = n_resamples
-    app.state.boards = leaderboard.BoardCache()
+    app.state.memos = {"boards": Memo(64), "cards": Memo(8), "comparisons": Memo(16)}
     for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

@@ -8,8 +8,11 @@ piece of text they are given.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from pathlib import Path as FilePath
-from typing import Annotated, Any
+from threading import Lock
+from typing import Annotated, Any, TypeVar
 
 from fastapi import HTTPException, Path, Request
 from fastapi.responses import HTMLResponse
@@ -22,6 +25,7 @@ from mt_eval.render.html.parts import LABELS, bar, digits_for, fmt
 from mt_eval.scoring.composite import effective_tier, tier_label
 from mt_eval.store.db import Store
 
+T = TypeVar("T")
 HERE = FilePath(__file__).resolve().parent
 HASH_PATTERN = "^[0-9a-f]{64}$"
 NAMES = {**LABELS, "fst_acceptance_rate": "FST acceptance", "exact_match_rate": "exact match",
@@ -53,6 +57,37 @@ def _environment() -> Environment:
 
 
 TEMPLATES = Jinja2Templates(env=_environment())
+
+
+class Memo:
+    """The last ``size`` results by key, for work whose inputs the key pins down: a board by its query
+    and the store's stamp, a card or a comparison by run_card_hash (a card never changes under its hash).
+    Shared by the server's worker threads, hence the lock; two threads may compute the same key once
+    each, which is harmless."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                found: T = self._items[key]
+                return found
+        value = compute()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
+def memo(request: Request, area: str) -> Memo:
+    """The app's memo for ``area`` (``boards``, ``cards``, ``comparisons``)."""
+    found: Memo = request.app.state.memos[area]
+    return found
 
 
 def store_of(request: Request) -> Store:

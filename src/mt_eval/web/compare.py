@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse
 
 from mt_eval.errors import UserError
 from mt_eval.store.pages import MAX_COMPARED, compare_runs
-from mt_eval.web.common import HASH_PATTERN, not_found, page, resamples_of, store_of
+from mt_eval.web.common import HASH_PATTERN, memo, not_found, page, resamples_of, store_of
 
 router = APIRouter()
 Runs = Annotated[list[str], Query(alias="run", min_length=2, max_length=MAX_COMPARED,
@@ -27,7 +27,9 @@ def _compare(request: Request, runs: list[str]) -> dict[str, Any]:
     if bad:
         raise UserError(f"not a run_card_hash (64 hex digits): {bad[0][:80]!r}")
     try:
-        return compare_runs(store_of(request), runs, n_resamples=resamples_of(request))
+        n_resamples = resamples_of(request)  # cards never change under their hashes: a comparison neither
+        return memo(request, "comparisons").get(
+            (tuple(runs), n_resamples), lambda: compare_runs(store_of(request), runs, n_resamples=n_resamples))
     except LookupError as missing:
         raise not_found(f"run {str(missing.args[0])[:12]}") from None
 

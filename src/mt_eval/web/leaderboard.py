@@ -8,8 +8,6 @@ command line lacks, a model and "complete coverage only", applied before ranking
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
-from threading import Lock
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -21,7 +19,7 @@ from mt_eval.store.pages import BoardQuery, board_page, facets, pareto, store_st
 from mt_eval.store.query import Filters
 from mt_eval.store.ranking import RankedBoard
 from mt_eval.web.charts import AXES, pareto_svg
-from mt_eval.web.common import blank, page, resamples_of, store_of
+from mt_eval.web.common import blank, memo, page, resamples_of, store_of
 
 router = APIRouter()
 SPEC_METRICS = ("chrf_plus_plus", "fst_acceptance_rate", "exact_match_rate", "semantic_score")
@@ -49,37 +47,16 @@ def board_query(
 Board = Annotated[BoardQuery, Depends(board_query)]
 
 
-class BoardCache:
-    """The last few boards computed, by query and store stamp (``store.pages.store_stamp``).
+def _boards(request: Request, query: BoardQuery) -> list[RankedBoard]:
+    """The boards for ``query``, computed once per state of the store.
 
     Ranking runs a 1,000-resample paired bootstrap between neighbours: about 3 s for a 50-card board on
     two cores, fine for a command, too slow for every page view and filter change. A publish changes
-    the stamp, so a cached board is never stale. (Stored reviews, once they change the tier shown,
-    must be part of the stamp too.)"""
-
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
-        self._boards: OrderedDict[tuple[Any, ...], list[RankedBoard]] = OrderedDict()
-        self._lock = Lock()
-
-    def get(self, request: Request, query: BoardQuery) -> list[RankedBoard]:
-        store, n_resamples = store_of(request), resamples_of(request)
-        key = (query, n_resamples, store_stamp(store))
-        with self._lock:
-            if key in self._boards:
-                self._boards.move_to_end(key)
-                return self._boards[key]
-        boards = board_page(store, query, n_resamples=n_resamples)
-        with self._lock:
-            self._boards[key] = boards
-            while len(self._boards) > self.size:
-                self._boards.popitem(last=False)
-        return boards
-
-
-def _boards(request: Request, query: BoardQuery) -> list[RankedBoard]:
-    cache: BoardCache = request.app.state.boards
-    return cache.get(request, query)
+    the store's stamp, so a remembered board is never stale. (Stored reviews, once they change the tier
+    shown, must be part of the stamp too.)"""
+    store, n_resamples = store_of(request), resamples_of(request)
+    return memo(request, "boards").get((query, n_resamples, store_stamp(store)),
+                                       lambda: board_page(store, query, n_resamples=n_resamples))
 
 
 def pareto_data(boards: list[RankedBoard]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 
 from mt_eval.render.card_data import summary
 from mt_eval.store.pages import EntryFilter, StoredCard, load_card, public_entries, run_view
-from mt_eval.web.common import RunHash, blank, not_found, page, store_of
+from mt_eval.web.common import RunHash, blank, memo, not_found, page, store_of
 
 router = APIRouter()
 PAGE_SIZE = 100
@@ -40,7 +40,17 @@ Entries = Annotated[EntryFilter, Depends(entry_filter)]
 
 
 def _stored(request: Request, run_card_hash: str) -> StoredCard:
-    stored = load_card(store_of(request), run_card_hash)
+    """The card and what the store records beside it. The card's JSON (megabytes for a large run) is
+    parsed once and remembered: it never changes under its hash; the tier and signatures are read anew."""
+    cards = memo(request, "cards")
+
+    def read() -> dict[str, Any]:
+        stored = load_card(store_of(request), run_card_hash)
+        if stored is None:  # raised, so an unknown hash is never remembered
+            raise not_found(f"run {run_card_hash[:12]}")
+        return stored.card
+
+    stored = load_card(store_of(request), run_card_hash, cards.get(run_card_hash, read))
     if stored is None:
         raise not_found(f"run {run_card_hash[:12]}")
     return stored
