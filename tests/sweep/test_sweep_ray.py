@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sweep_helpers import FAST, LocalSweep, cards_in
+from sweep_helpers import FAST, FakeOpenAI, LocalSweep, Oracle, cards_in, expected, write_sweep
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
 from mt_eval.sweep.execute import Outcome, write_back
 from mt_eval.sweep.plan import load_plan
+from mt_eval.sweep.ray_executor import key_variables
 
 LATENCY = ("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds")
 
@@ -135,3 +136,23 @@ def test_the_driver_writes_the_card_a_remote_worker_sent(local_sweep: LocalSweep
     assert target.read_bytes() == sent.read_bytes() and not list(target.parent.glob("*.tmp"))
     verified = CliRunner().invoke(app, ["verify", str(target)])
     assert verified.exit_code == 0, verified.output  # the seal and its statistics sidecar, as written there
+
+
+def test_ray_tasks_get_the_key_variable_their_cells_name(ray_address: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cluster was started without the key: only the driver has it, and hands it to its tasks."""
+    monkeypatch.setenv("MT_EVAL_SWEEP_RAY_KEY", "sk-sweep-test")
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-not-named")
+    with FakeOpenAI(responder=Oracle(), api_key="sk-sweep-test") as server:
+        file = write_sweep(tmp_path, server.base_url, name="keyed", models=("test/good",), temperatures=(0.0,),
+                           prompts=False, apertium=False, method=('api_key_env = "MT_EVAL_SWEEP_RAY_KEY"',))
+        _, cells = load_plan(file)
+        assert key_variables(cells) == {"MT_EVAL_SWEEP_RAY_KEY": "sk-sweep-test"}  # nothing it does not name
+        result = CliRunner().invoke(app, ["sweep", str(file), "--executor", "ray", "--ray-address", ray_address,
+                                          "--runs-dir", str(tmp_path / "runs"), "--no-cache", *FAST])
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 6 and {r.status for r in server.requests} == {200}
+    (card,) = cards_in(tmp_path / "runs" / "keyed").values()
+    assert card["scores"]["errors"] == 0
+    assert all(r["predicted"] == expected("test/good", 0.0, False, r["source"], r["reference"])
+               for r in card["results"])

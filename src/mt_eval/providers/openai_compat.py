@@ -87,19 +87,11 @@ def resolve_endpoint(
     ``require_key`` is False (``--dry-run``: nothing is sent, so no key is needed).
     """
     env = os.environ if environ is None else environ
-    preset: Preset | None = None
-    if provider is not None:
-        preset = PRESETS.get(provider.lower())
-        if preset is None:
-            raise UserError(
-                f"unknown provider '{provider}'", field="provider", hint=f"choose from {', '.join(PRESETS)}"
-            )
-    elif base_url is None:
-        provider, preset = DEFAULT_PROVIDER, PRESETS[DEFAULT_PROVIDER]
+    provider, preset = _preset(provider, base_url)
     url = (base_url or (preset.base_url if preset else "")).rstrip("/")
     if not url.startswith(("http://", "https://")):
         raise UserError(f"base URL must start with http:// or https://: '{url}'", field="base_url")
-    key_env = api_key_env or (preset.api_key_env if preset else None)
+    key_env = key_variable(provider, base_url, api_key_env)
     key: str | None = None
     if key_env:
         key = env.get(key_env) or None
@@ -108,6 +100,27 @@ def resolve_endpoint(
                 f"environment variable {key_env} is not set", hint="export it with the provider's API key"
             )
     return Endpoint(base_url=url, api_key=key, provider=(provider or "custom").lower())
+
+
+def _preset(provider: str | None, base_url: str | None) -> tuple[str | None, Preset | None]:
+    """The named provider's preset; none named and no URL means the default provider."""
+    if provider is not None:
+        preset = PRESETS.get(provider.lower())
+        if preset is None:
+            raise UserError(
+                f"unknown provider '{provider}'", field="provider", hint=f"choose from {', '.join(PRESETS)}"
+            )
+        return provider, preset
+    if base_url is None:
+        return DEFAULT_PROVIDER, PRESETS[DEFAULT_PROVIDER]
+    return None, None
+
+
+def key_variable(provider: str | None, base_url: str | None, api_key_env: str | None) -> str | None:
+    """The environment variable an endpoint's key is read from (None: a local server without one).
+    A sweep on Ray hands exactly these variables to its tasks."""
+    _, preset = _preset(provider, base_url)
+    return api_key_env or (preset.api_key_env if preset else None)
 
 
 @dataclass(frozen=True)

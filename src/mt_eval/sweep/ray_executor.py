@@ -7,6 +7,10 @@ sidecar's bytes; the driver writes them under its own runs folder, publishes and
 as the local executor does. The cell's journal is written by the worker where it runs, so
 ``--resume`` skips finished entries on a cluster whose workers share the driver's disk.
 
+A worker reads the API key from its own environment, like any run; the driver hands its tasks the
+key variables its LLM cells name (``api_key_env`` or the provider's, e.g. ``OPENROUTER_API_KEY``)
+when they are set where the sweep was started (Ray's ``runtime_env``), and nothing else.
+
 Limits are per task here: each cell has its own connection pool, with ``--concurrency`` requests in
 flight, and ``jobs`` tasks run at once, so a provider sees at most ``jobs × concurrency``.
 
@@ -39,6 +43,15 @@ def import_ray() -> Any:
     return ray
 
 
+def key_variables(cells: Iterable[Cell]) -> dict[str, str]:
+    """The API key variables the LLM cells read, with their values here (unset ones are left out)."""
+    from mt_eval.providers.openai_compat import key_variable
+
+    names = {key_variable(c.options.get("provider"), c.options.get("base_url"), c.options.get("api_key_env"))
+             for c in cells if c.options.get("model")}
+    return {name: os.environ[name] for name in sorted(n for n in names if n) if os.environ.get(name)}
+
+
 def _cell_task(cell: Cell, settings: Settings) -> Outcome:
     """What a Ray worker runs: the cell, then its card's bytes for the driver."""
     return with_bytes(run_cell(cell, settings))
@@ -51,13 +64,15 @@ def run_ray(cells: Iterable[Cell], settings: Settings, jobs: int, address: str |
     ray = import_ray()
     if not address:
         raise UserError("--executor ray needs --ray-address ADDR (an existing cluster, e.g. 127.0.0.1:6379)")
+    todo = list(cells)
+    env = key_variables(todo)
     try:
-        ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+        ray.init(address=address, logging_level="ERROR", log_to_driver=False,
+                 runtime_env={"env_vars": env} if env else None)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise UserError(f"cannot connect to the Ray cluster at {address}: {str(exc).splitlines()[0]}") from None
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(_cell_task)
-        todo = list(cells)
         waiting = list(todo)
         running: dict[Any, Cell] = {}
         outcomes: list[Outcome] = []
