@@ -37,4 +37,4 @@ def local_sweep(tmp_path_factory: pytest.TempPathFactory, oracle_server: Any) ->
                                       "--concurrency", "4", "--publish", "--db", str(tmp / "store.db"), *FAST])
     assert result.exit_code == 0, result.output
     return LocalSweep(file, tmp / "runs" / "demo", tmp / "store.db", oracle_server.oracle.asked - before,
-                      result.output)
+                      result.stderr)

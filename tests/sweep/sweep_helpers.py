@@ -88,7 +88,7 @@ class LocalSweep:
     root: Path
     db: Path
     asked: Counter[tuple[str, float, bool, str]]
-    output: str
+    progress: str  # what the sweep printed on stderr
 
 
 def cards_in(root: Path) -> dict[str, dict[str, Any]]:

@@ -26,6 +26,11 @@ from mt_eval.sweep.report import build_report, hard_entries
 def test_thirteen_cards_published_ranked_and_each_entry_requested_once(local_sweep: LocalSweep) -> None:
     cards = cards_in(local_sweep.root)
     assert len(cards) == 13
+    lines = local_sweep.progress.splitlines()  # one overall bar, then a line per cell with its composite
+    assert lines[0].startswith("sweep ") and "13/13 cells" in lines[0]
+    for folder, card in cards.items():
+        key = folder.replace("test_", "test/").replace("cell=apertium", "cell=apertium ")
+        assert any(line.startswith(key) and f"composite {card['scores']['composite']:.3f}" in line for line in lines)
     for folder, card in cards.items():
         if folder == "cell=apertium":
             assert card["method"]["name"] == "apertium:eng-spa"
