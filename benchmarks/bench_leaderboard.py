@@ -151,11 +151,11 @@ def store_top(store: Store, sha: str) -> tuple[float, list[str]]:
 
 @contextlib.contextmanager
 def postgres(url: str | None) -> Iterator[str | None]:
-    """``--pg``'s URL, else a throw-away local server (tests/store/pgserver.py), else None."""
+    """``--pg``'s URL, else a throw-away local server (tests/pgserver.py), else None."""
     if url:
         yield url
         return
-    sys.path.insert(0, str(REPO / "tests" / "store"))
+    sys.path.insert(0, str(REPO / "tests"))
     try:
         from pgserver import bindir, create_database, postgres_server
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from data_paths import NTREX
+from store_fixtures import cards, db_url, postgres_url  # noqa: F401  (one PostgreSQL server and card set per session)
 
 
 @pytest.fixture(scope="session")

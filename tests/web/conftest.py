@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import _store, cli, score_secret, secret_corpus
-
-cards = _store.cards  # the real cards: near ≈ near2 > truncated > half, and profile_b (set apart)
-postgres_url = _store.postgres_url
-db_url = _store.db_url
+from web_helpers import cli, score_secret, secret_corpus
 
 
 @pytest.fixture(scope="session")

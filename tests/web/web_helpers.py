@@ -1,4 +1,4 @@
-"""Helpers of the web tests: the store tests' fixtures, a small corpus with secret segments, cards on it.
+"""Helpers of the web tests: a small corpus with secret segments, cards on it.
 
 The secret corpus is the first 12 NTREX eng→spa entries: 6 ``development``, 3 ``gold_standard``,
 3 ``held_out``. Every text gets a marker word (``pubmark<id>`` or ``secretmark<id>``), so a test can
@@ -7,31 +7,17 @@ grep any response for each secret text without caring how it was escaped.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
 
+import store_fixtures
 from mt_eval.cli import app
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "store"))  # pgserver, as the store tests import it
-
-
-def _store_fixtures() -> Any:
-    """The store tests' conftest as a module of its own name (two modules named conftest would clash)."""
-    spec = importlib.util.spec_from_file_location("store_fixtures", HERE.parent / "store" / "conftest.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_store = _store_fixtures()  # its fixtures are re-exported by conftest.py
-CORPUS = _store.CORPUS
+CORPUS = store_fixtures.CORPUS
 SECRET = ("gold_standard", "held_out")
 XSS = "<script>alert(1)</script>"
 runner = CliRunner()

@@ -1,4 +1,5 @@
-"""Real cards and real databases for the store tests.
+"""Real cards and real databases for every test that needs a store (imported by ``tests/conftest.py``,
+so the whole suite shares one PostgreSQL server and one set of cards).
 
 Cards are scored through the CLI (``mt-eval score``) on the bundled NTREX-128 eng→spa corpus from
 different prediction files, so each is sealed, verifies and has its statistics sidecar. Every store
@@ -14,12 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pgserver import create_database, postgres_server
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
+from pgserver import create_database, postgres_server
 
-CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"
+CORPUS = Path(__file__).resolve().parents[1] / "examples" / "ntrex128-eng-spa.json"
 
 
 def predictions(kind: str) -> list[dict[str, object]]:
