@@ -7,6 +7,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from mt_eval.corpus.models import Entry
 from mt_eval.languages.card import language_card
@@ -99,3 +100,25 @@ def test_a_pipeline_run_without_semantic_never_loads_e5() -> None:
 
 def test_the_real_pairs_are_what_they_claim() -> None:
     assert len(ROWS) == N and all(float(r["mqm_avg_score"]) == 0.0 for r in ROWS)
+
+
+@pytest.mark.timeout(120)
+def test_a_forked_extraction_worker_reads_the_prefetched_vectors(e5: SemanticConfig) -> None:
+    """Large runs extract in a forked worker; the e5 engine (OpenMP) has run in this process already, and a
+    forked child entering OpenMP can hang, so the pipeline embeds first and the worker only reads."""
+    from mt_eval.metrics.rates import ExactMatch
+    from mt_eval.scoring.extraction import _bins, extract_statistics
+
+    build_backend(e5).embed(["warm the OpenMP pool in this process"])
+    outputs = [r["hypothesis"] for r in ROWS]
+    entries = [Entry(id=i + 1, source=r["source"], reference=r["reference_refA"]) for i, r in enumerate(ROWS)]
+    ctx = MetricContext(entries=entries, target=language_card("de"), source=language_card("en"))
+    metric = SemanticScore(e5)
+    metric.prefetch(outputs, ctx)
+
+    class Anchored(ExactMatch):  # stays in this process, so the heavier semantic_score goes to the worker
+        shares_analyses = True
+
+    assert _bins([Anchored(), metric])[1] == [metric]
+    forked = extract_statistics([Anchored(), metric], outputs, ctx, parallel=True)["semantic_score"]
+    assert np.array_equal(forked, metric.statistics(outputs, ctx))

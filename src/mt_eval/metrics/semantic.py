@@ -89,6 +89,15 @@ class SemanticScore(RatioMetric):
         return (f"backend:{self.config.backend}|model:{self.config.model}|cos(output,reference)"
                 f"|rescale:{RESCALE}|b:{baseline_for(self.config, target):.4f}")
 
+    def prefetch(self, hypotheses: Sequence[str], ctx: MetricContext) -> None:
+        """Embed every text ``statistics`` will need, here, before extraction may fork (see ``Embedder``)."""
+        self.embedder.embed(self._texts(hypotheses, ctx))
+
+    @staticmethod
+    def _texts(hypotheses: Sequence[str], ctx: MetricContext) -> list[str]:
+        return [h for h in hypotheses if h.strip()] + [r for i, h in enumerate(hypotheses) if h.strip()
+                                                       for r in ctx.entries[i].all_references]
+
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         n = len(hypotheses)
         stats = np.zeros((n, 2))
@@ -97,8 +106,7 @@ class SemanticScore(RatioMetric):
         if not scored:
             return stats
         owners = [i for i in scored for _ in ctx.entries[i].all_references]
-        refs = [r for i in scored for r in ctx.entries[i].all_references]
-        vectors = self.embedder.embed([hypotheses[i] for i in scored] + refs)
+        vectors = self.embedder.embed(self._texts(hypotheses, ctx))
         hyp_vectors, ref_vectors = vectors[:len(scored)], vectors[len(scored):]
         local = {i: k for k, i in enumerate(scored)}
         best = best_cosines(hyp_vectors, ref_vectors, [local[i] for i in owners], len(scored))

@@ -40,6 +40,20 @@ def target_card(card: Mapping[str, Any]) -> LanguageCard:
     return without_analyser(target) if card.get("analyser_skipped") else target
 
 
+def semantic_config(card: Mapping[str, Any]) -> SemanticConfig | None:
+    """The embedding backend a card scored ``semantic_score`` with (None: not scored)."""
+    block = card.get("semantic")
+    return SemanticConfig.from_card(block) if isinstance(block, dict) else None
+
+
+def configured_metrics(card: Mapping[str, Any]) -> dict[str, Any]:
+    """The opt-in metrics a card was scored with, as ``metrics.registry.metrics_for(…, configured=…)`` takes
+    them: reading a card's stored statistics needs its ``semantic_score`` too (it is in the composite), and
+    building that metric loads no model (only extracting statistics does)."""
+    config = semantic_config(card)
+    return {"semantic_score": config} if config else {}
+
+
 def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -> MetricTable:
     """The same statistics the run computed, from the card's per-entry results (``only``: a subset)."""
     dataset = dataset_from_card(card)
@@ -49,7 +63,6 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -
     recorded = {k: v.get("signature") for k, v in (card.get("metrics") or {}).items()}
     # semantic_score is recomputed with the card's backend and model, which must be available here (or every
     # vector cached): otherwise a UserError says so, and verify reports the card as not rescorable
-    semantic = SemanticConfig.from_card(card["semantic"]) if isinstance(card.get("semantic"), dict) else None
     table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms,
-                             recorded=recorded, semantic=semantic)
+                             recorded=recorded, semantic=semantic_config(card))
     return table

@@ -18,6 +18,7 @@ from mt_eval.methods.base import Translation
 from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.registry import metrics_for, source_metrics
+from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.scoring.composite import DEFAULT_RULE
 from mt_eval.scoring.intervals import scores_with_intervals
 from mt_eval.scoring.scores import MetricTable
@@ -47,6 +48,9 @@ def score_outputs(
     ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology,
                         has_source=has_sources(dataset), recorded=recorded)
     metrics = metrics_for(target, only, {"semantic_score": semantic} if semantic else None)
+    for metric in metrics:
+        if isinstance(metric, SemanticScore):  # embed here: the e5 engine must not first run in a forked worker
+            metric.prefetch(hypotheses, ctx)
     return MetricTable.compute(metrics, hypotheses, ctx, errors), hypotheses
 
 

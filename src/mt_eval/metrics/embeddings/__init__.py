@@ -143,18 +143,35 @@ def build_backend(config: SemanticConfig) -> EmbeddingBackend:
 
 
 class Embedder:
-    """Unit-length embeddings of texts, cached by (backend, model, text hash), computed in batches."""
+    """Unit-length embeddings of texts, cached by (backend, model, text hash), computed in batches.
+
+    Vectors are also kept in memory for the embedder's life: ``semantic_score`` embeds a run's texts in the
+    scoring process first (``SemanticScore.prefetch``), so a forked extraction worker (scoring/extraction.py)
+    only reads them. The bundled engine uses OpenMP (libgomp), which is not fork-safe: a child that enters a
+    parallel region after its parent did can hang.
+    """
 
     def __init__(self, config: SemanticConfig) -> None:
         self.config = config
-        self.computed = 0  # texts this embedder sent to the backend (the rest came from the cache)
+        self.computed = 0  # texts this embedder sent to the backend (the rest came from the caches)
+        self._memo: dict[str, np.ndarray] = {}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        unique = list(dict.fromkeys(texts))
+        missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if missing:
+            self._fetch(missing)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float64)
+        matrix = np.stack([self._memo[t] for t in texts]).astype(np.float64)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / np.where(norms > 0, norms, 1.0)
+
+    def _fetch(self, texts: list[str]) -> None:
         cache = EmbeddingCache(self.config.cache_path) if self.config.cache_path else None
         try:
-            found = cache.get_many(self.config.backend, self.config.model, unique) if cache else {}
-            missing = [t for t in unique if t not in found]
+            found = cache.get_many(self.config.backend, self.config.model, texts) if cache else {}
+            self._memo.update(found)
+            missing = [t for t in texts if t not in found]
             if missing:
                 backend = build_backend(self.config)
                 for start in range(0, len(missing), self.config.batch_size):
@@ -162,16 +179,11 @@ class Embedder:
                     vectors = backend.embed(batch)
                     if cache:
                         cache.put_many(self.config.backend, self.config.model, batch, vectors)
-                    found.update(zip(batch, vectors, strict=True))
+                    self._memo.update(zip(batch, vectors, strict=True))
                     self.computed += len(batch)
         finally:
             if cache:
                 cache.close()
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float64)
-        matrix = np.stack([found[t] for t in texts]).astype(np.float64)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return matrix / np.where(norms > 0, norms, 1.0)
 
 
 def check_semantic(config: SemanticConfig, entries: Sequence[Any]) -> None:
