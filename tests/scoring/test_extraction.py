@@ -52,3 +52,17 @@ def test_metrics_sharing_analyses_stay_in_this_process():
     assert sharing == {"fst_acceptance_rate", "morphological_accuracy", "code_switching_rate", "hallucination_rate"}
     assert sharing <= {m.id for m in here} and not sharing & {m.id for m in there}
     assert abs(sum(m.cost for m in here) - sum(m.cost for m in there)) < 1.0  # and the bins still balance
+
+
+def test_never_forks_from_a_worker_thread():
+    """Two runs scored at once in threads (a sweep's cells) would share the one ``_FORKED`` slot: a
+    run scored on a worker thread is extracted in its own process, serially."""
+    import threading
+
+    from mt_eval.scoring import extraction
+
+    seen: list[bool] = []
+    worker = threading.Thread(target=lambda: seen.append(extraction._can_fork()))
+    worker.start()
+    worker.join()
+    assert seen == [False]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -46,8 +47,13 @@ def _extract_forked(ids: list[str]) -> dict[str, np.ndarray]:
 
 
 def _can_fork() -> bool:
+    """Fork only from the main thread: ``_FORKED`` is one per process, so two runs scoring at once in
+    worker threads (a sweep's cells) would hand each other's data to the worker; a run scored on a
+    worker thread is extracted serially. (The progress display's refresh thread may be alive: it only
+    holds the console's lock for a moment, which the child never takes.)"""
     return (
-        (os.cpu_count() or 1) >= 2
+        threading.current_thread() is threading.main_thread()
+        and (os.cpu_count() or 1) >= 2
         and "fork" in multiprocessing.get_all_start_methods()
         and not multiprocessing.current_process().daemon
     )
