@@ -56,8 +56,19 @@ def test_campaign_items_carry_card_texts_and_hide_methods(review_cards: dict[str
     assert batch.item_count == 132 and len(batch.groups) == 60
 
 
+def _board(db: str, *extra: str) -> dict[str, dict]:
+    result = cli("leaderboard", "--db", db, "--json", *extra)
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    return {r["run_card_hash"]: r for r in json.loads(result.stdout)}  # type: ignore[attr-defined]
+
+
 def test_flow_status_report_and_gate(verified: dict, db_url: str, tmp_path: Path) -> None:
     hashes = publish(db_url, verified)
+    tier = verified["near"].card["scores"]["quality_tier"]
+    assert tier in ("deployable", "fluent")  # the gate matters only for these: the test must reach it
+    before = _board(db_url)[hashes["near"]]
+    assert before["quality_tier_shown"] == f"{tier} — awaiting review" and before["effective_tier"] == "functional"
+    assert hashes["near"] not in _board(db_url, "--tier", tier)
     _create(db_url, hashes)
     people = {"ana": "attentive", "ben": "attentive", "eva": "random", "flo": "always-3"}
     for seed, (name, kind) in enumerate(people.items()):
@@ -73,6 +84,10 @@ def test_flow_status_report_and_gate(verified: dict, db_url: str, tmp_path: Path
         assert accepted_hashes(store, list(hashes.values())) == {hashes["near"]}
     assert near.accepted and near.reviewers == 3 and near.entries == 60 and near.mean is not None
     assert near.mean > 2.4 and near.ci_lower is not None and near.ci_lower >= 1.5
+    after = _board(db_url)  # the leaderboard now shows the tier review earned, and filters by it
+    assert after[hashes["near"]]["quality_tier_shown"] == tier and after[hashes["near"]]["review_accepted"]
+    assert set(_board(db_url, "--tier", tier)) == {hashes["near"]}
+    assert hashes["near"] not in _board(db_url, "--tier", "functional")
     assert not half.accepted and half.mean is not None and half.mean < 1 and any("below acceptable" in r
                                                                                   for r in half.reasons)
     report = cli("review", "report", "es-test", "--db", db_url, "--json")

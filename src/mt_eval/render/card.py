@@ -16,7 +16,8 @@ from rich.panel import Panel
 from rich.table import Table
 
 from mt_eval.errors import UserError
-from mt_eval.render.card_data import as_dict, entry_fst_rate, fst_label, neutral, usage_blocks
+from mt_eval.render.card_data import entry_fst_rate, fst_label, neutral, usage_blocks
+from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
 
 TIER_STYLE = {

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.errors import UserError
+from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
 
 # C0 controls but tab and newline, DEL, C1 controls (8-bit CSI/OSC), and the bidi embeddings,
@@ -38,11 +39,6 @@ def neutral(value: Any) -> str:
     """``value`` as text with every terminal control character written out (``\\x1b``), never sent."""
     text = "" if value is None else str(value)
     return _CONTROL.sub(_escape_char, text)
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    """``value`` where it is a JSON object, else ``{}``: the renderers read cards that may be malformed."""
-    return value if isinstance(value, dict) else {}
 
 
 def is_replay(card: Mapping[str, Any]) -> bool:

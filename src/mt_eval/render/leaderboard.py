@@ -56,7 +56,7 @@ def _table(rows: Sequence[BoardRow], title: str, *, ranked: bool) -> tuple[Table
         first = r.rank or "–" if ranked else escape(r.unranked_reason or "")
         who = f"{escape(r.method)} · {escape(r.condition)}\n[dim]{escape(r.model)} · {escape(r.method_class)}[/dim]"
         table.add_row(first, who, _composite(r), *(_metric(r, m, d) for _, m, d in metrics),
-                      f"{escape(tier_label(r.quality_tier))}\n[dim]{escape(r.verification_tier)}[/dim]",
+                      f"{escape(tier_label(r.quality_tier, r.reviewed))}\n[dim]{escape(r.verification_tier)}[/dim]",
                       f"{_num(r.cost_per_entry, 5)}\n{_num(r.cost_adjusted, 3)}", _num(r.avg_latency, 3),
                       f"{r.published_at:%Y-%m-%d}\n[dim]{r.run_card_hash[:8]}[/dim]")  # fmt: skip
     return table, absent

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from mt_eval.review.campaign import OUTPUT
 from mt_eval.review.ratings import included, load_ratings
@@ -81,17 +82,22 @@ def judge(run_card_hash: str, entry_means: Sequence[float], reviewers: int) -> R
 
 def review_verdicts(store: Store, run_card_hashes: Sequence[str]) -> dict[str, ReviewVerdict]:
     """The verdict for each card hash (a card never reviewed is simply not accepted)."""
+    with store.session() as session:
+        return verdicts_in(session, run_card_hashes)
+
+
+def verdicts_in(session: Session, run_card_hashes: Sequence[str]) -> dict[str, ReviewVerdict]:
+    """``review_verdicts`` inside an open session (the leaderboard query applies the gate in its own)."""
     wanted = list(dict.fromkeys(run_card_hashes))
     per_entry: dict[str, dict[tuple[int, int], list[int]]] = {h: defaultdict(list) for h in wanted}
     people: dict[str, set[str]] = {h: set() for h in wanted}
-    with store.session() as session:
-        campaigns = session.scalars(select(ReviewItem.campaign_id).join(Card, Card.id == ReviewItem.card_id)
-                                    .where(Card.run_card_hash.in_(wanted)).distinct()).all()
-        for campaign_id in campaigns:
-            for r in included(load_ratings(session, campaign_id)):
-                if r.kind == OUTPUT and r.card_hash in per_entry:
-                    per_entry[r.card_hash][(campaign_id, r.entry_id)].append(r.value)
-                    people[r.card_hash].add(r.reviewer)
+    campaigns = session.scalars(select(ReviewItem.campaign_id).join(Card, Card.id == ReviewItem.card_id)
+                                .where(Card.run_card_hash.in_(wanted)).distinct()).all()
+    for campaign_id in campaigns:
+        for r in included(load_ratings(session, campaign_id)):
+            if r.kind == OUTPUT and r.card_hash in per_entry:
+                per_entry[r.card_hash][(campaign_id, r.entry_id)].append(r.value)
+                people[r.card_hash].add(r.reviewer)
     return {h: judge(h, [float(np.mean(v)) for v in per_entry[h].values()], len(people[h])) for h in wanted}
 
 
@@ -103,4 +109,10 @@ def review_verdict(store: Store, run_card_hash: str) -> ReviewVerdict:
 def accepted_hashes(store: Store, run_card_hashes: Sequence[str]) -> set[str]:
     """The subset of ``run_card_hashes`` that review accepted: what ``effective_tier(..., reviewed=...)``
     needs for a whole leaderboard in one call."""
-    return {h for h, v in review_verdicts(store, run_card_hashes).items() if v.accepted}
+    with store.session() as session:
+        return accepted_in(session, run_card_hashes)
+
+
+def accepted_in(session: Session, run_card_hashes: Sequence[str]) -> set[str]:
+    """``accepted_hashes`` inside an open session."""
+    return {h for h, v in verdicts_in(session, run_card_hashes).items() if v.accepted}

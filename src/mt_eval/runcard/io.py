@@ -109,3 +109,9 @@ def write_card(card: dict[str, Any], path: Path, statistics: bytes | None = None
             leftover.unlink(missing_ok=True)  # best effort: no half-written temporary stays behind
         raise UserError(f"cannot write the run card: {exc.strerror or exc}", file=str(path)) from None
     return path
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` where it is a JSON object, else ``{}``: readers of cards (renderers, the web pages)
+    meet cards that may be malformed and must not crash on a missing block."""
+    return value if isinstance(value, dict) else {}

@@ -52,11 +52,11 @@ def leaderboard(store: Store, filters: Filters | None = None, *, sort: str = "co
         boards = rank(session, rows, n_resamples=n_resamples)
     if sort != "composite":
         for board in boards:
-            board.rows.sort(key=lambda r: _sort_value(r, sort, higher))
+            board.rows.sort(key=lambda r: sort_value(r, sort, higher))
     return boards
 
 
-def _sort_value(row: BoardRow, sort: str, higher: bool) -> tuple[bool, float, str]:
+def sort_value(row: BoardRow, sort: str, higher: bool) -> tuple[bool, float, str]:
     if sort in FIXED_SORTS:
         value = {"cost_adjusted": row.cost_adjusted, "cost_per_entry": row.cost_per_entry,
                  "latency": row.avg_latency}.get(sort, row.composite)  # fmt: skip

@@ -12,23 +12,23 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
-from mt_eval.render.card_data import as_dict
-from mt_eval.store.board import DEFAULT_LIMIT
-from mt_eval.store.board import _sort_value as sort_value
+from mt_eval.review.gate import verdicts_in
+from mt_eval.runcard.io import as_dict
+from mt_eval.scoring.composite import effective_tier, tier_label
+from mt_eval.store.board import DEFAULT_LIMIT, sort_value
 from mt_eval.store.db import Store
 from mt_eval.store.models import Card, CardSignature, Dataset
-from mt_eval.store.query import BoardRow, Filters, query_rows, sort_key
-from mt_eval.store.query import _utc as utc
+from mt_eval.store.query import BoardRow, Filters, query_rows, sort_key, utc
 from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
-from mt_eval.store.ranking import _as_card as card_dict
-from mt_eval.store.ranking import _load as load_with_statistics
+from mt_eval.store.ranking import as_card as card_dict
+from mt_eval.store.ranking import load_cards as load_with_statistics
 
 SECRET_SEGMENTS = frozenset({"gold_standard", "held_out"})
 BREAKDOWNS = ("by_difficulty", "by_provenance", "by_register", "by_segment")
@@ -139,6 +139,8 @@ class StoredCard:
     submitter: str | None
     published_at: str
     signatures: list[dict[str, Any]]
+    review: dict[str, Any] | None = None
+    """Community review's verdict on this card (``review.gate``), or None when no review covered it."""
 
 
 def load_card(store: Store, run_card_hash: str, card: dict[str, Any] | None = None) -> StoredCard | None:
@@ -155,9 +157,11 @@ def load_card(store: Store, run_card_hash: str, card: dict[str, Any] | None = No
         card_id, tier, submitter, when = record[:4]
         signed = session.scalars(select(CardSignature).where(CardSignature.card_id == card_id)
                                  .order_by(CardSignature.key_id)).all()  # fmt: skip
+        verdict = verdicts_in(session, [run_card_hash])[run_card_hash]
         return StoredCard(card if card is not None else card_dict(record[4]), tier, submitter, utc(when).isoformat(), [
             {"key_id": s.key_id, "signer": s.signer, "public_key": s.public_key, "signature": s.signature,
-             "signed_at": s.signed_at.isoformat() if s.signed_at else None} for s in signed])  # fmt: skip
+             "signed_at": s.signed_at.isoformat() if s.signed_at else None} for s in signed],
+            asdict(verdict) if verdict.reviewers or verdict.entries else None)  # fmt: skip
 
 
 def facet(result: Mapping[str, Any], name: str) -> str:
@@ -180,7 +184,11 @@ def run_view(stored: StoredCard) -> dict[str, Any]:
     results = [r for r in card.get("results") or [] if isinstance(r, Mapping)]
     hidden = sum(1 for r in results if is_secret(r))
     method = as_dict(card.get("method"))
+    tier = str(scores.get("quality_tier"))
+    accepted = bool(stored.review and stored.review["accepted"])
     return {
+        "tier_label": tier_label(tier, accepted),
+        "tier_shown": effective_tier(tier, accepted),
         "method": {k: method.get(k) for k in ("name", "method_class", "version", "config_sha256")},
         "breakdowns": {b: as_dict(scores.get(b)) for b in BREAKDOWNS},
         "fingerprint": as_dict(card.get("fingerprint")),
@@ -188,6 +196,7 @@ def run_view(stored: StoredCard) -> dict[str, Any]:
         "cost_block": as_dict(card.get("cost")),
         "speed_block": as_dict(card.get("speed")),
         "signatures": stored.signatures,
+        "review": stored.review,
         "verification_tier": stored.verification_tier,
         "submitter": stored.submitter,
         "published_at": stored.published_at,

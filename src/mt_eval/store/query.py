@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, false, or_, select
+from sqlalchemy import ColumnElement, and_, exists, or_, select
 from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
@@ -75,6 +75,8 @@ class BoardRow:
     submitter: str | None
     published_at: datetime
     scores: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    reviewed: bool = False
+    """Community review accepted this card (the §7.2 gate): a deployable/fluent tier then counts."""
     rank: str | None = None
     """The rank range of the row's significance cluster ("1–3"), or None when it is not ranked."""
     unranked_reason: str | None = None
@@ -89,7 +91,8 @@ class BoardRow:
             "composite": {"value": self.composite, "ci_lower": self.composite_ci[0], "ci_upper": self.composite_ci[1]},
             "scores": self.scores, "cost_adjusted": self.cost_adjusted, "cost_per_entry_usd": self.cost_per_entry,
             "avg_latency_seconds": self.avg_latency, "quality_tier": self.quality_tier,
-            "quality_tier_shown": tier_label(self.quality_tier), "effective_tier": effective_tier(self.quality_tier),
+            "quality_tier_shown": tier_label(self.quality_tier, self.reviewed),
+            "effective_tier": effective_tier(self.quality_tier, self.reviewed), "review_accepted": self.reviewed,
             "verification_tier": self.verification_tier, "submitter": self.submitter,
             "published_at": self.published_at.isoformat(), "unranked_reason": self.unranked_reason,
         }  # fmt: skip
@@ -115,10 +118,9 @@ def card_conditions(filters: Filters) -> list[ColumnElement[bool]]:
         conditions.append(or_(*matches))
     if filters.method_class:
         conditions.append(Card.method_class == filters.method_class)
-    if filters.tier:  # the tier that counts (docs/decisions.md §20): unreviewed deployable/fluent are functional
-        if filters.tier in REVIEW_GATED:
-            conditions.append(false())  # no community reviews are stored yet, so none has passed
-        elif filters.tier == UNREVIEWED_CAP:
+    if filters.tier:  # the tier that counts (docs/decisions.md §20): unreviewed deployable/fluent are functional;
+        # which gated cards review accepted is settled after the query (``apply_review_gate``)
+        if filters.tier == UNREVIEWED_CAP:
             conditions.append(Card.quality_tier.in_([UNREVIEWED_CAP, *REVIEW_GATED]))
         else:
             conditions.append(Card.quality_tier == filters.tier)
@@ -150,8 +152,10 @@ def query_rows(session: Session, filters: Filters | None = None, *, sort: str = 
     if join is not None:
         stmt = stmt.outerjoin(CardMetric, join)
     order = column.desc() if higher else column.asc()
-    stmt = stmt.where(*card_conditions(filters or Filters())).order_by(order.nulls_last(), Card.run_card_hash)
-    if limit is not None:
+    filters = filters or Filters()
+    stmt = stmt.where(*card_conditions(filters)).order_by(order.nulls_last(), Card.run_card_hash)
+    gated_filter = filters.tier in (*REVIEW_GATED, UNREVIEWED_CAP)  # decided after review: limit afterwards
+    if limit is not None and not gated_filter:
         stmt = stmt.limit(limit)
     records = session.execute(stmt).mappings().all()
     scores: dict[int, dict[str, dict[str, float | None]]] = {r["id"]: {} for r in records}
@@ -162,10 +166,23 @@ def query_rows(session: Session, filters: Filters | None = None, *, sort: str = 
                    .order_by(CardMetric.card_id, CardMetric.metric))  # fmt: skip
         for card_id, metric, value, lo, hi in session.execute(metrics):
             scores[card_id][metric] = {"value": value, "ci_lower": lo, "ci_upper": hi}
-    return [_row(r, scores[r["id"]]) for r in records]
+    rows = apply_review_gate(session, [_row(r, scores[r["id"]]) for r in records], filters.tier)
+    return rows[:limit] if limit is not None else rows
 
 
-def _utc(when: datetime) -> datetime:
+def apply_review_gate(session: Session, rows: list[BoardRow], tier: str | None = None) -> list[BoardRow]:
+    """Mark the deployable/fluent rows that community review accepted (``review.gate``), and keep only
+    the rows whose tier that counts is ``tier`` when one is asked for."""
+    from mt_eval.review.gate import accepted_in  # review reads the store; imported here, not at load
+
+    gated = [r.run_card_hash for r in rows if r.quality_tier in REVIEW_GATED]
+    accepted = accepted_in(session, gated) if gated else set()
+    for r in rows:
+        r.reviewed = r.run_card_hash in accepted
+    return [r for r in rows if effective_tier(r.quality_tier, r.reviewed) == tier] if tier else rows
+
+
+def utc(when: datetime) -> datetime:
     """SQLite gives back naive times (stored in UTC); PostgreSQL aware ones: both as aware UTC."""
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
@@ -178,7 +195,7 @@ def _row(r: Any, scores: dict[str, dict[str, float | None]]) -> BoardRow:
         method_class=r["method_class"], model=r["model_slug"], condition=r["condition"], composite=r["composite"],
         composite_ci=(r["composite_ci_lower"], r["composite_ci_upper"]), cost_adjusted=r["cost_adjusted"],
         cost_per_entry=r["cost_per_entry"], avg_latency=r["avg_latency"], quality_tier=r["quality_tier"],
-        verification_tier=r["verification_tier"], submitter=r["submitter"], published_at=_utc(r["published_at"]),
+        verification_tier=r["verification_tier"], submitter=r["submitter"], published_at=utc(r["published_at"]),
         scores=scores,
     )  # fmt: skip
 

@@ -125,7 +125,7 @@ def adjacent_tests(session: Session, ordered: Sequence[BoardRow], *, n_resamples
     from mt_eval.runcard.statistics import decode
     from mt_eval.stats import holm
 
-    cards, blobs = _load(session, [r.run_card_hash for r in ordered])
+    cards, blobs = load_cards(session, [r.run_card_hash for r in ordered])
     stored = {h: decode(blobs[h], cards[h]["statistics"]) for h in cards}
     raw = []
     for better, worse in pairwise(ordered):
@@ -140,7 +140,7 @@ def adjacent_tests(session: Session, ordered: Sequence[BoardRow], *, n_resamples
             for (a, b, delta, p), (adj, significant) in zip(raw, adjusted, strict=True)]  # fmt: skip
 
 
-def _load(session: Session, hashes: Sequence[str]) -> tuple[dict[str, dict[str, Any]], dict[str, bytes]]:
+def load_cards(session: Session, hashes: Sequence[str]) -> tuple[dict[str, dict[str, Any]], dict[str, bytes]]:
     """Each card's JSON and its statistics bytes, in one query."""
     stmt = (select(Card.run_card_hash, Card.card, CardStatistics.data)
             .join(CardStatistics, CardStatistics.card_id == Card.id)
@@ -148,11 +148,11 @@ def _load(session: Session, hashes: Sequence[str]) -> tuple[dict[str, dict[str, 
     cards: dict[str, dict[str, Any]] = {}
     blobs: dict[str, bytes] = {}
     for digest, card, data in session.execute(stmt):
-        cards[digest], blobs[digest] = _as_card(card), bytes(data)
+        cards[digest], blobs[digest] = as_card(card), bytes(data)
     return cards, blobs
 
 
-def _as_card(card: Mapping[str, Any] | str) -> dict[str, Any]:
+def as_card(card: Mapping[str, Any] | str) -> dict[str, Any]:
     import json
 
     return json.loads(card) if isinstance(card, str) else dict(card)

@@ -15,11 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.comparison import COMPOSITE, Comparison, PairedComparison
-from mt_eval.render.card_data import as_dict, neutral
+from mt_eval.render.card_data import neutral
 from mt_eval.render.html.assets import CSS, JS
 from mt_eval.render.html.diff import char_diff
 from mt_eval.render.html.parts import LABELS, badge, digits_for, e, fmt, num, short, verification_box
 from mt_eval.render.html.plot import PALETTE, distribution_svg
+from mt_eval.runcard.io import as_dict
 
 
 def _label(metric: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mt_eval.render.card_data import as_dict, entry_fst_rate, fst_label, usage_blocks
+from mt_eval.render.card_data import entry_fst_rate, fst_label, usage_blocks
 from mt_eval.render.html.assets import CSS, JS
 from mt_eval.render.html.parts import (
     BREAKDOWNS,
@@ -25,6 +25,7 @@ from mt_eval.render.html.parts import (
     short,
     verification_box,
 )
+from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.profiles import SCORE_KEYS
 
 
