@@ -12,7 +12,22 @@ from typing import Annotated
 
 import typer
 
-from mt_eval.cli import cards, compare, keys, languages, metrics, qa, rescore, review, run, store, sweep, web
+from mt_eval.cli import (
+    cards,
+    compare,
+    keys,
+    languages,
+    metrics,
+    qa,
+    rescore,
+    review,
+    run,
+    sovereign,
+    store,
+    sweep,
+    vault,
+    web,
+)
 from mt_eval.cli.common import GuardedGroup, err, out
 from mt_eval.version import __version__
 
@@ -61,6 +76,9 @@ app.add_typer(sweep.sweep_app, name="sweep")
 app.command("serve")(web.serve)
 app.add_typer(review.review_app, name="review")
 app.add_typer(metrics.metrics_app, name="metrics")
+app.add_typer(vault.vault_app, name="vault")
+app.add_typer(sovereign.sovereign_app, name="sovereign")
+app.add_typer(sovereign.submission_app, name="submission")
 app.add_typer(qa.qa_app, name="qa")
 
 
