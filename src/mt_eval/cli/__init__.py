@@ -79,6 +79,10 @@ app.add_typer(metrics.metrics_app, name="metrics")
 app.add_typer(vault.vault_app, name="vault")
 app.add_typer(sovereign.sovereign_app, name="sovereign")
 app.add_typer(sovereign.submission_app, name="submission")
+app.add_typer(governance.governance_app, name="governance")
+app.add_typer(calibrate.calibrate_app, name="calibrate")
+app.command("robustness")(robustness.robustness)
+app.add_typer(accounts.accounts_app, name="accounts")
 app.add_typer(qa.qa_app, name="qa")
 
 
