@@ -13,14 +13,18 @@ from typing import Annotated
 import typer
 
 from mt_eval.cli import (
+    accounts,
+    calibrate,
     cards,
     compare,
+    governance,
     keys,
     languages,
     metrics,
     qa,
     rescore,
     review,
+    robustness,
     run,
     sovereign,
     store,
