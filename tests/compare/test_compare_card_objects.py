@@ -34,10 +34,10 @@ def test_an_object_with_model_dump_is_not_a_card(cards) -> None:
 
 
 def test_the_dict_or_empty_helper_is_defined_once() -> None:
-    """``as_dict`` lives in ``render/card_data.py``; the HTML pages import it rather than redefine it."""
+    """``as_dict`` lives in ``runcard/io.py``; the renderers and the web pages import it rather than redefine it."""
     defined = []
-    for path in (SRC / "render").rglob("*.py"):
+    for path in SRC.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef) and node.name in ("_d", "as_dict"):
                 defined.append(path.relative_to(SRC).as_posix())
-    assert defined == ["render/card_data.py"]
+    assert defined == ["runcard/io.py"]

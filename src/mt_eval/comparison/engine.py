@@ -153,10 +153,10 @@ def tables_from_cards(
 def _stored_table(stored: StoredStatistics, card: Mapping[str, Any], only: list[str] | None) -> MetricTable:
     """Stored statistics as a table over exactly the metrics a rebuild would score (``only``)."""
     from mt_eval.metrics.registry import metrics_for
-    from mt_eval.runcard.rescore import target_card
+    from mt_eval.runcard.rescore import configured_metrics, target_card
 
     target = target_card(card)
-    return stored.table(metrics_for(target, only), target)
+    return stored.table(metrics_for(target, only, configured_metrics(card)), target)
 
 
 def compare_tables(
@@ -281,8 +281,9 @@ def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any], rule: 
         return None
     from mt_eval.languages.card import language_card
     from mt_eval.metrics.registry import metrics_for
+    from mt_eval.runcard.rescore import configured_metrics
 
-    available = [m.id for m in metrics_for(language_card(str(target)))]
+    available = [m.id for m in metrics_for(language_card(str(target)), None, configured_metrics(card))]
     weights = PROFILES.get(str(card.get("profile")), {})
     weighted = any(m in weights for m in available)
     chosen = resolve_metrics(metrics, available, composite_ok=weighted)

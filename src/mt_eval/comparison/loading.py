@@ -104,13 +104,13 @@ def _stored(card: dict[str, Any], path: Path) -> StoredStatistics:
     """The sidecar's statistics, provided it holds every metric that applies to the card's language
     (so any ``--metric`` subset, and the composite, come from it exactly as from a rebuild)."""
     from mt_eval.metrics.registry import metrics_for
-    from mt_eval.runcard.rescore import target_card
+    from mt_eval.runcard.rescore import configured_metrics, target_card
 
     stored = read(card, path)
     if len(stored.entry_ids) != len(card.get("results") or stored.entry_ids):
         raise SidecarError("the sidecar and results[] differ in length")
     target = target_card(card)
-    metrics = metrics_for(target)
+    metrics = metrics_for(target, None, configured_metrics(card))
     missing = [m.id for m in metrics if m.id not in stored.stats]
     if missing:
         raise SidecarError(f"the sidecar has no statistics for {', '.join(missing)} (scored by another harness?)")
