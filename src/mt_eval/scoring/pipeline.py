@@ -15,11 +15,12 @@ import numpy as np
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import UNDETERMINED, LanguageCard
 from mt_eval.methods.base import Translation
-from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.base import Metric, MetricContext
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.registry import metrics_for, source_metrics
 from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.scoring.composite import DEFAULT_RULE
+from mt_eval.scoring.egress import refuse_remote_on_secret
 from mt_eval.scoring.intervals import scores_with_intervals
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.config import BootstrapConfig
@@ -35,6 +36,7 @@ def score_outputs(
     terminology: Mapping[str, tuple[str, ...]] | None = None,
     recorded: Mapping[str, str | None] | None = None,
     semantic: SemanticConfig | None = None,
+    extra: Sequence[Metric] = (),
 ) -> tuple[MetricTable, list[str]]:
     """Every applicable metric's per-entry statistics (or the ``only`` subset), and the scored outputs.
 
@@ -42,12 +44,19 @@ def score_outputs(
     flaky methods. A dataset without sources (``score`` from references and outputs alone) leaves the
     metrics that read the source null. ``recorded``: the signatures of the card being rescored.
     ``semantic``: the embedding backend of ``semantic_score`` (None: the metric is not scored, null).
+    ``extra``: opt-in metric instances built elsewhere (generated LLM judges, ``metrics.judges``).
+    No metric with egress ``remote`` may score a secret entry (``scoring.egress``): refused before any is scored.
     """
     hypotheses = ["" if t.error else t.text for t in translations]
     errors = np.asarray([t.error is not None for t in translations], dtype=bool)
     ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology,
                         has_source=has_sources(dataset), recorded=recorded)
-    metrics = metrics_for(target, only, {"semantic_score": semantic} if semantic else None)
+    # ``only`` may name the extra metrics; the built-ins it names (all when None, none when it names extras only)
+    named = [i for i in only if i not in {m.id for m in extra}] if only else only
+    configured = {"semantic_score": semantic} if semantic else None
+    metrics = metrics_for(target, named, configured) if named or not only else []
+    metrics += [m for m in extra if m.applies_to(target) and (not only or m.id in only)]
+    refuse_remote_on_secret(metrics, dataset.entries)
     for metric in metrics:
         if isinstance(metric, SemanticScore):  # embed here: the e5 engine must not first run in a forked worker
             metric.prefetch(hypotheses, ctx)
