@@ -1,0 +1,337 @@
+"""Governance controls of sovereign evaluation: the audit log, dynamic consent, the submission budget,
+the §9.2 two-run agreement and the governance signing key.
+
+A governance directory (``--governance DIR``, default ``./governance``) holds
+
+* ``audit.jsonl``: one JSON object per line, append-only. Each line carries ``seq`` (1, 2, …),
+  ``prev`` (the SHA-256 of the previous line's bytes; 64 zeros for the first) and ``when`` (this log's
+  clock, never the caller's: a back-dated run must not escape the budget). Editing, deleting or
+  reordering a line breaks the chain at the next line; ``audit.head`` (the last ``seq`` and line hash)
+  catches a truncated tail. A hash chain proves the log was not edited piecemeal; someone who may
+  rewrite the whole directory can forge a consistent one, which is why each public card records the
+  hash of its run's audit line (published, it pins the log up to that point).
+* ``policy.toml``: the budget (``[budget] gold_runs = 3``, ``days = 30``, ``segments``) and the
+  ``organisation`` named on public cards.
+* revocations are events of the log itself (``kind = "revoke"`` / ``"reinstate"``), so the consent
+  history is as tamper-evident as the runs.
+
+Event kinds: ``run`` (a gold run: counted against its method's budget when its segment is secret),
+``rerun`` (the §9.2 second execution of the same submission: logged, not counted), ``preflight``,
+``publish``, ``revoke``, ``reinstate``, ``policy``. Every run is counted whatever its status: an
+error class is an answer too, and repeated queries overfit a holdout (Benchmark Spec §8.2.6, §9.2).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import math
+import tomllib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from mt_eval.errors import UserError
+from mt_eval.runcard.reproduce import within_tolerance
+from mt_eval.runcard.signing import write_atomic
+
+DEFAULT_DIR = Path("governance")
+LOG, HEAD, POLICY, LOCK = "audit.jsonl", "audit.head", "policy.toml", ".audit.lock"
+GENESIS = "0" * 64
+KINDS = ("run", "rerun", "preflight", "publish", "revoke", "reinstate", "policy")
+RESERVED = ("seq", "prev", "when")
+SECRET_MARKERS = ("AGE-SECRET-KEY-", "PRIVATE KEY")  # an identity or a signing key never enters the log
+DEFAULT_RUNS, DEFAULT_DAYS = 3, 30
+DEFAULT_BUDGET_SEGMENTS = ("gold_standard", "held_out")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """``policy.toml`` as read (defaults where it says nothing)."""
+
+    gold_runs: int = DEFAULT_RUNS
+    days: int = DEFAULT_DAYS
+    segments: tuple[str, ...] = DEFAULT_BUDGET_SEGMENTS
+    organisation: str | None = None
+
+    def toml(self) -> str:
+        org = f"organisation = {json.dumps(self.organisation, ensure_ascii=False)}\n" if self.organisation else ""
+        return ("# mt-eval governance policy (mt-eval governance policy --help)\n" + org +
+                f"\n[budget]\ngold_runs = {self.gold_runs}\ndays = {self.days}\n"
+                f"segments = {json.dumps(list(self.segments))}\n")  # fmt: skip
+
+
+def line_hash(line: bytes) -> str:
+    return hashlib.sha256(line).hexdigest()
+
+
+def _canonical(obj: Mapping[str, Any]) -> bytes:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _no_secrets(value: Any, path: str = "event") -> None:
+    """Refuse an event holding anything that looks like a private key (keys never reach the log)."""
+    if isinstance(value, str):
+        if any(m in value for m in SECRET_MARKERS):
+            raise UserError(f"{path} holds a private key; refused (keys never enter the audit log)")
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            _no_secrets(v, f"{path}.{k}")
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            _no_secrets(v, f"{path}[{i}]")
+
+
+def _when(text: object) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(str(text))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else None
+
+
+class Governance:
+    """A governance directory: its audit log, policy and consent records."""
+
+    def __init__(self, directory: Path = DEFAULT_DIR) -> None:
+        self.dir = Path(directory)
+        self.log_path, self.head_path, self.policy_path = self.dir / LOG, self.dir / HEAD, self.dir / POLICY
+
+    # ------------------------------------------------------------ the log
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """One writer at a time (two runs finishing together must not interleave their lines)."""
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            fh = (self.dir / LOCK).open("a")
+        except OSError as exc:
+            raise UserError(f"cannot use the governance folder: {exc.strerror or exc}", file=str(self.dir)) from None
+        with fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            yield
+
+    def _lines(self) -> list[bytes]:
+        try:
+            data = self.log_path.read_bytes()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise UserError(f"cannot read the audit log: {exc.strerror or exc}", file=str(self.log_path)) from None
+        return data.splitlines()
+
+    def verify_log(self) -> list[str]:
+        """Every break in the chain (empty: the log is intact). Each problem names its line."""
+        lines, prev, problems = self._lines(), GENESIS, []
+        for i, raw in enumerate(lines, start=1):
+            try:
+                obj = json.loads(raw)
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                obj = None
+            if not isinstance(obj, dict):
+                problems.append(f"line {i}: not a JSON object (edited or damaged)")
+            elif obj.get("seq") != i:
+                problems.append(f"line {i}: seq is {obj.get('seq')!r}, expected {i} (a line was deleted or moved)")
+            elif obj.get("prev") != prev:
+                problems.append(f"line {i}: prev does not match line {i - 1}'s hash (line {i - 1} was edited, "
+                                "deleted or moved)")
+            prev = line_hash(raw)
+        head = self._head()
+        if lines and head is None:
+            problems.append(f"{HEAD} is missing: the log's end cannot be checked")
+        elif head is not None and head != (len(lines), prev):
+            problems.append(f"{HEAD} says {head[0]} lines ending in {head[1][:12]}…; the log has {len(lines)} "
+                            f"ending in {prev[:12]}… (lines were removed from or added to the end)")
+        return problems
+
+    def _head(self) -> tuple[int, str] | None:
+        try:
+            data = json.loads(self.head_path.read_text(encoding="utf-8"))
+            return int(data["seq"]), str(data["sha256"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError):
+            return (-1, "unreadable")
+
+    def _require_intact(self) -> None:
+        problems = self.verify_log()
+        if problems:
+            raise UserError(f"the audit log fails verification ({problems[0]}); refused until governance "
+                            "restores it", file=str(self.log_path), hint="mt-eval governance audit")
+
+    def record(self, event: Mapping[str, Any]) -> str:
+        """Append ``event`` (``kind`` defaults to ``run``) and return its line's SHA-256.
+
+        Refused: a broken log, an unknown kind, ``seq``/``prev`` set by the caller, a value holding a
+        private key, a value JSON cannot carry. A ``when`` given by the caller is kept as
+        ``reported_when``; ``when`` is always this log's clock."""
+        fields = dict(event)
+        for key in ("seq", "prev"):
+            if key in fields:
+                raise UserError(f"event field {key!r} is the log's own; refused")
+        kind = fields.setdefault("kind", "run")
+        if kind not in KINDS:
+            raise UserError(f"unknown audit event kind {kind!r} (known: {', '.join(KINDS)})")
+        if "when" in fields:
+            fields["reported_when"] = str(fields.pop("when"))
+        _no_secrets(fields)
+        with self._locked():
+            self._require_intact()
+            lines = self._lines()
+            prev = line_hash(lines[-1]) if lines else GENESIS
+            body = {**fields, "seq": len(lines) + 1, "prev": prev,
+                    "when": datetime.now(UTC).isoformat(timespec="microseconds")}  # fmt: skip
+            try:
+                line = _canonical(body)
+            except (TypeError, ValueError) as exc:
+                raise UserError(f"event cannot be logged as JSON: {exc}") from None
+            digest = line_hash(line)
+            try:
+                with self.log_path.open("ab") as fh:
+                    fh.write(line + b"\n")
+                    fh.flush()
+            except OSError as exc:
+                raise UserError(f"cannot append: {exc.strerror or exc}", file=str(self.log_path)) from None
+            write_atomic(self.head_path, _canonical({"seq": body["seq"], "sha256": digest}) + b"\n")
+        return digest
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every event of a verified log (``UserError`` when it fails verification), each with its ``hash``."""
+        self._require_intact()
+        return [{**json.loads(raw), "hash": line_hash(raw)} for raw in self._lines()]
+
+    # ------------------------------------------------------------ policy
+
+    def policy(self) -> Policy:
+        """``policy.toml`` (defaults when there is none); a malformed file is refused, never guessed."""
+        if not self.policy_path.exists():
+            return Policy()
+        where = str(self.policy_path)
+        try:
+            data = tomllib.loads(self.policy_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise UserError(f"not a readable policy file: {exc}", file=where) from None
+        budget = data.get("budget", {})
+        runs, days = budget.get("gold_runs", DEFAULT_RUNS), budget.get("days", DEFAULT_DAYS)
+        segments, org = budget.get("segments", list(DEFAULT_BUDGET_SEGMENTS)), data.get("organisation")
+        for name, value in (("gold_runs", runs), ("days", days)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "gold_runs" else 1):
+                raise UserError(f"{name} must be a whole number (gold_runs ≥ 0, days ≥ 1)", file=where,
+                                field=f"budget.{name}")
+        if not isinstance(segments, list) or not all(isinstance(s, str) for s in segments):
+            raise UserError("segments must be a list of segment names", file=where, field="budget.segments")
+        if org is not None and (not isinstance(org, str) or not org.strip() or not org.isprintable()):
+            raise UserError("organisation must be a printable name", file=where, field="organisation")
+        return Policy(runs, days, tuple(segments), org)
+
+    def set_policy(self, *, gold_runs: int | None = None, days: int | None = None,
+                   organisation: str | None = None, who: str | None = None) -> Policy:
+        """Change the policy file (and log the change)."""
+        old = self.policy()
+        new = Policy(old.gold_runs if gold_runs is None else gold_runs, old.days if days is None else days,
+                     old.segments, old.organisation if organisation is None else organisation.strip())
+        if new.gold_runs < 0 or new.days < 1:
+            raise UserError("--gold-runs must be ≥ 0 and --days ≥ 1")
+        if new.organisation is not None and (not new.organisation or not new.organisation.isprintable()):
+            raise UserError("--organisation must be a printable name")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.policy_path, new.toml().encode("utf-8"))
+        self.record({"kind": "policy", "who": who, "gold_runs": new.gold_runs, "days": new.days,
+                     "organisation": new.organisation})  # fmt: skip
+        return new
+
+    # ------------------------------------------------------------ consent and budget
+
+    def revoked(self) -> dict[str, str]:
+        """Revoked bundles (sha256) and methods, each with its reason, as the log stands."""
+        out: dict[str, str] = {}
+        for ev in self.events():
+            if ev.get("kind") == "revoke":
+                out[str(ev.get("target"))] = str(ev.get("reason") or "no reason given")
+            elif ev.get("kind") == "reinstate":
+                out.pop(str(ev.get("target")), None)
+        return out
+
+    def revoke(self, bundle_or_method: str, reason: str, who: str | None = None) -> str:
+        """Revoke (or refuse in advance) a bundle by sha256 or a method by name: no further run, no publishing."""
+        target = bundle_or_method.strip()
+        if not target or not reason.strip():
+            raise UserError("revoke needs a bundle sha256 or a method name, and a reason")
+        return self.record({"kind": "revoke", "target": target, "reason": reason.strip(), "who": who})
+
+    def reinstate(self, bundle_or_method: str, reason: str, who: str | None = None) -> str:
+        """Lift a revocation (consent given again); the revocation stays in the log."""
+        if bundle_or_method.strip() not in self.revoked():
+            raise UserError(f"{bundle_or_method!r} is not revoked")
+        return self.record({"kind": "reinstate", "target": bundle_or_method.strip(), "reason": reason.strip(),
+                            "who": who})
+
+    def runs_in_window(self, method: str, now: datetime | None = None) -> list[datetime]:
+        """When ``method``'s counted runs (kind ``run`` on a budget segment) happened in the policy window."""
+        policy, now = self.policy(), now or datetime.now(UTC)
+        since = now - timedelta(days=policy.days)
+        times = [_when(ev.get("when")) for ev in self.events()
+                 if ev.get("kind") == "run" and ev.get("method") == method and ev.get("segment") in policy.segments]
+        return sorted(t for t in times if t is not None and t > since)
+
+    def check_allowed(self, bundle_sha256: str, method: str) -> None:
+        """``UserError`` (one line, how to fix) when the bundle or method is revoked or the method's
+        gold-run budget is spent; nothing when a run may go ahead."""
+        revoked = self.revoked()
+        for target, what in ((bundle_sha256, f"bundle {bundle_sha256[:12]}…"), (method, f"method {method!r}")):
+            if target in revoked:
+                raise UserError(f"{what} was revoked ({revoked[target]}); no run, no publishing",
+                                hint="governance may lift it: mt-eval governance revoke --undo")
+        policy = self.policy()
+        used = self.runs_in_window(method)
+        if len(used) >= policy.gold_runs:
+            free = used[len(used) - policy.gold_runs] + timedelta(days=policy.days) if used else None
+            when = f"; the next is allowed after {free:%Y-%m-%d %H:%M} UTC" if free else ""
+            raise UserError(f"method {method!r} has used its {policy.gold_runs} gold runs of the last "
+                            f"{policy.days} days{when}", file=str(self.policy_path),
+                            hint="repeated queries overfit a holdout; governance sets the budget in policy.toml")
+
+    def preflight_passed(self, bundle_sha256: str) -> bool:
+        """Has this bundle (by sha256) a logged preflight with status ``ok``?"""
+        return any(ev.get("kind") == "preflight" and ev.get("bundle_sha256") == bundle_sha256
+                   and ev.get("status") == "ok" for ev in self.events())  # fmt: skip
+
+
+# ---------------------------------------------------------------- §9.2 agreement
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def card_scales(card: Mapping[str, Any]) -> dict[str, float]:
+    """Each metric's native scale as a card records it (100 for chrF++, 1 for rates; composite 1)."""
+    scales = {m: float(info.get("scale") or 1.0) for m, info in (card.get("metrics") or {}).items()
+              if isinstance(info, Mapping)}  # fmt: skip
+    return {"composite": 1.0, **scales}
+
+
+def agree(first: Mapping[str, float | None], second: Mapping[str, float | None],
+          scales: Mapping[str, float] | None = None) -> list[str]:
+    """The §9.2 check of two runs of one submission: each metric of either within ±2 % of the first run
+    (relative; at 0, 2 % of the metric's scale: ``runcard.reproduce.within_tolerance``). Returns one
+    line per disagreement (empty: they agree). A metric with a value in one run only disagrees.
+    ``scales`` (``card_scales``) default to 1, the scale of the composite and of rates."""
+    problems = []
+    for metric in sorted(set(first) | set(second)):
+        a, b = _finite(first.get(metric)), _finite(second.get(metric))
+        if a is None and b is None:
+            continue
+        if a is None or b is None:
+            problems.append(f"{metric}: {a} in the first run, {b} in the second")
+            continue
+        scale = float((scales or {}).get(metric, 1.0))
+        if not within_tolerance(a, b, scale):
+            problems.append(f"{metric}: {a:.4g} then {b:.4g} (outside ±2 %)")
+    return problems

@@ -1,0 +1,188 @@
+"""What of a sovereign run card may be published, and where the rest is kept.
+
+The full card of a gold run holds every source, reference and output (``results[]``). Published, it
+would hand the secret segments to anyone, and outputs can encode sources (the residual channel of
+any sandbox: a method may hide its input in its translations). So the public card is the full card
+with, by construction:
+
+* ``results`` emptied (the counts stay in ``scores``: total, evaluated, errors, exact matches);
+* no ``statistics`` sidecar reference: per-entry sufficient statistics would let a submitter learn
+  per-entry scores across runs and hill-climb the holdout one sentence at a time;
+* no ``warnings`` (free text that may quote an entry);
+* breakdowns (``scores.by_*``) only for groups of ≥ 10 entries: a group of one is an entry's score;
+* a ``sovereign`` block: bundle sha256, sandbox policy and limits, egress mode, terms version,
+  governance organisation, the full card's hash and the audit-log line of the run.
+
+It is then sealed (``run_card_hash`` over the public card itself) and signed with the governance key
+(a detached ``.sig``, as ``mt-eval sign`` does). A final check refuses any public card in which a
+string shares 12 characters with a source or reference of the full card (defence in depth: the
+construction above already leaves none). The full card is kept encrypted to the vault's custodians
+in the governance directory (``store_full_card``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pyrage
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from mt_eval.errors import UserError
+from mt_eval.runcard.io import write_card
+from mt_eval.runcard.seal import card_hash, seal
+from mt_eval.runcard.signing import (
+    Signature,
+    key_signer,
+    public_of,
+    read_private_key,
+    sign_card,
+    write_atomic,
+)
+from mt_eval.sovereign.vault import parse_recipient, read_identities, read_manifest
+
+MIN_GROUP = 10
+WINDOW = 12  # characters shared with a secret text that count as a leak (the issue's threshold)
+REQUIRED = ("bundle_sha256", "sandbox", "egress", "terms_version", "organisation")
+DROPPED = ("warnings", "statistics")
+CARDS_DIR = "cards"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _breakdowns(scores: Mapping[str, Any]) -> dict[str, Any]:
+    """Scores with each ``by_*`` breakdown reduced to its groups of at least ``MIN_GROUP`` entries."""
+    out = dict(scores)
+    for key, groups in scores.items():
+        if key.startswith("by_") and isinstance(groups, Mapping):
+            out[key] = {name: g for name, g in groups.items()
+                        if isinstance(g, Mapping) and isinstance(g.get("total"), int) and g["total"] >= MIN_GROUP}
+    return out
+
+
+def _strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _strings(k, f"{path}.{k}(key)")
+            yield from _strings(v, f"{path}.{k}")
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            yield from _strings(v, f"{path}[{i}]")
+
+
+def secret_texts(full_card: Mapping[str, Any]) -> list[str]:
+    """Every source and reference of the full card's entries."""
+    texts: list[str] = []
+    for r in full_card.get("results") or []:
+        texts += [str(r.get(k)) for k in ("source", "reference") if r.get(k)]
+        texts += [str(t) for t in r.get("references") or [] if t]
+    return texts
+
+
+def leaked(card: Mapping[str, Any], secrets: list[str]) -> str | None:
+    """The first field of ``card`` sharing ``WINDOW`` characters with a secret text, else ``None``."""
+    windows = {t[i:i + WINDOW] for t in secrets for i in range(max(0, len(t) - WINDOW + 1))}
+    windows |= {t for t in secrets if len(t) < WINDOW}  # a short secret entry counts whole
+    short = {t for t in windows if len(t) < WINDOW}
+    for path, text in _strings(card):
+        if text in short or any(text[i:i + WINDOW] in windows for i in range(len(text) - WINDOW + 1)):
+            return path.lstrip(".")
+    return None
+
+
+def public_card(full_card: Mapping[str, Any], sovereign: Mapping[str, Any],
+                key: Path | Ed25519PrivateKey | None = None) -> dict[str, Any]:
+    """The publishable, sealed card of a sovereign run (see the module docstring); ``UserError`` when
+    the ``sovereign`` block lacks a required field or the result would leak a secret text.
+
+    With the governance ``key``, the block names its public key (``governance_key_id``,
+    ``governance_public_key``) under the seal: the store then accepts the card only with a valid
+    signature by exactly that key, so a signature by another registered key cannot stand in for it."""
+    missing = [k for k in REQUIRED if sovereign.get(k) in (None, "")]
+    if missing:
+        raise UserError(f"the sovereign block lacks {', '.join(missing)}")
+    if not isinstance(sovereign["bundle_sha256"], str) or not _HEX64.fullmatch(sovereign["bundle_sha256"]):
+        raise UserError("sovereign.bundle_sha256 is not 64 lowercase hex digits")
+    full_hash = full_card.get("run_card_hash")
+    if not isinstance(full_hash, str) or card_hash(full_card) != full_hash:
+        raise UserError("the full card's seal does not hold; a public card is made only from a sealed card")
+    card = {k: v for k, v in full_card.items() if k not in DROPPED}
+    card["results"] = []
+    card["scores"] = _breakdowns(full_card.get("scores") or {})
+    block = {**dict(sovereign), "full_run_card_hash": full_hash, "results_withheld": True}
+    if key is not None:
+        public = public_of(_private(key))
+        block |= {"governance_key_id": public.key_id, "governance_public_key": public.b64}
+    card["sovereign"] = block
+    where = leaked(card, secret_texts(full_card))
+    if where is not None:
+        raise UserError(f"refused: the public card's field {where} contains secret text (12+ characters of a "
+                        "source or reference)")
+    return seal(card)
+
+
+def is_sovereign(card: Mapping[str, Any]) -> bool:
+    return isinstance(card.get("sovereign"), Mapping)
+
+
+def _private(key: Path | Ed25519PrivateKey) -> Ed25519PrivateKey:
+    return key if isinstance(key, Ed25519PrivateKey) else read_private_key(key)
+
+
+def sign_public_card(card: Mapping[str, Any], key: Path | Ed25519PrivateKey, signer: str | None = None) -> Signature:
+    """The governance key's signature over the public card's ``run_card_hash`` (Ed25519, the card
+    signature of ``runcard.signing``); refused unless the card is a sealed sovereign card."""
+    from mt_eval.runcard.signing import card_message, make_signature
+
+    digest = card.get("run_card_hash")
+    if not is_sovereign(card) or not isinstance(digest, str) or card_hash(card) != digest:
+        raise UserError("not a sealed sovereign public card (make it with public_card); not signed")
+    if card.get("results"):
+        raise UserError("the card carries entry results; a public sovereign card never does")
+    return make_signature(_private(key), card_message(digest), signer)
+
+
+def write_public_card(card: Mapping[str, Any], path: Path, key: Path, signer: str | None = None) -> tuple[Path, Path]:
+    """Write the public card and its governance signature (``<card>.sig``); returns both paths."""
+    sign_public_card(card, key)  # checks before anything is written
+    write_card(dict(card), Path(path))
+    _, sig = sign_card(path, str(card["run_card_hash"]), _private(key),
+                       signer if signer is not None else key_signer(key))
+    return Path(path), sig
+
+
+def store_full_card(full_card: Mapping[str, Any], vault_dir: Path, governance_dir: Path) -> Path:
+    """Keep the full card (texts and all) in the governance directory, encrypted to the vault's current
+    recipients: ``DIR/cards/<run_card_hash>.card.age``. Never over an existing file."""
+    digest = full_card.get("run_card_hash")
+    if not isinstance(digest, str) or not _HEX64.fullmatch(digest) or card_hash(full_card) != digest:
+        raise UserError("the full card's seal does not hold; not stored")
+    recipients = [parse_recipient(r) for r in read_manifest(vault_dir).recipients]
+    folder = Path(governance_dir) / CARDS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{digest}.card.age"
+    if path.exists():
+        return path  # the same hash is the same card
+    data = json.dumps(full_card, ensure_ascii=False, sort_keys=True, allow_nan=False).encode("utf-8")
+    write_atomic(path, pyrage.encrypt(data, recipients))
+    return path
+
+
+def load_full_card(governance_dir: Path, run_card_hash: str, identity: Path) -> dict[str, Any]:
+    """A stored full card, decrypted in memory with a custodian's identity and checked against its hash."""
+    path = Path(governance_dir) / CARDS_DIR / f"{run_card_hash}.card.age"
+    if not _HEX64.fullmatch(run_card_hash) or not path.is_file():
+        raise UserError(f"no stored full card {run_card_hash[:16]}…", file=str(path.parent))
+    try:
+        card = json.loads(pyrage.decrypt(path.read_bytes(), read_identities(identity)))
+    except pyrage.DecryptError:
+        raise UserError("cannot decrypt: not a recipient of this card, or the file was tampered",
+                        file=str(path)) from None
+    if not isinstance(card, dict) or card_hash(card) != run_card_hash:
+        raise UserError("the decrypted card's seal is not its file name's hash; refused", file=str(path))
+    return card
+
