@@ -1,12 +1,15 @@
-"""``mt-eval metrics list|show|suggest``: the MetricBank of metric cards (``metrics/bank.py``)."""
+"""``mt-eval metrics list|show|suggest|generate-judges``: the MetricBank of metric cards (``metrics/bank.py``) and
+generated LLM judges (``metrics/judges/``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from mt_eval.cli.common import JsonOpt, opt, out, sub_app
+from mt_eval.engine.cache import DEFAULT_CACHE
 
 metrics_app = sub_app("metrics", "The metric bank: one metric card per metric (what it measures, when not to use it).")
 
@@ -63,3 +66,35 @@ def suggest_metrics(
 
     used, ranked = suggest(task, k, method=method)
     out.print(suggestions_table(task, used, ranked))
+
+
+@metrics_app.command("generate-judges")
+def generate_judges(
+    task: Annotated[str, opt("The evaluation task, in words (the judges are generated for it).", "--task")],
+    examples: Annotated[Path, opt("Rated examples: JSONL/JSON rows or a TSV with source, output (or hypothesis), "
+                                  "reference and score (or mqm_avg_score), or a run card (scored by entry chrF).",
+                                  "--examples")],
+    model: Annotated[str, opt("The model that proposes the criteria and later judges.", "--model")],
+    base_url: Annotated[str, opt("Any OpenAI-compatible base URL (…/v1).", "--base-url")],
+    out_dir: Annotated[Path, opt("Directory for the generated judge cards (one .toml per judge).", "--out", "-o")],
+    criteria: Annotated[int, opt("Single-criterion judges to generate (the paper's default: 10).",
+                                 "--criteria")] = 10,
+    rubrics: Annotated[int, opt("Rubric judges (five described levels) to generate (default 5).", "--rubrics")] = 5,
+    per_side: Annotated[int, opt("Best- and worst-rated examples shown to the model, each.", "--per-side")] = 5,
+    api_key_env: Annotated[str | None, opt("Environment variable holding the API key (its name is stored on the "
+                                           "cards, never the key).", "--api-key-env")] = None,
+    cache: Annotated[Path, opt("The LLM response cache (a re-run sends nothing).", "--cache")] = Path(DEFAULT_CACHE),
+) -> None:
+    """Generate single-criterion and rubric LLM-judge metrics from the best- and worst-rated examples
+    (AutoMetrics §3.1), stored as metric cards marked egress remote and AI-generated; use them with --judge.
+
+    Example: mt-eval metrics generate-judges --task "English to Catalan news" --examples mqm.tsv --model qwen3
+    --base-url http://localhost:8000/v1 -o judges/
+    """
+    from mt_eval.metrics.judges.generate import GenerateConfig
+    from mt_eval.metrics.judges.generate import generate_judges as generate
+    from mt_eval.render.judges import judge_cards_table
+
+    config = GenerateConfig(task=task, model=model, base_url=base_url, n_single=criteria, n_rubric=rubrics,
+                            per_side=per_side, api_key_env=api_key_env, cache_path=str(cache))
+    out.print(judge_cards_table(generate(config, examples, out_dir)))
