@@ -1,26 +1,130 @@
-"""Sovereign evaluation: submissions run in a sandbox (being built)."""
+"""Sovereign evaluation commands: ``submission check``, ``sovereign preflight`` and ``sovereign run``.
+
+The work is in ``mt_eval.sovereign`` (bundle, sandbox, broker, runner, release); these commands parse
+options and write files. ``run`` prints the status only: RESULT.json is the one thing a submitter gets.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+from rich.markup import escape
 
-sovereign_app = typer.Typer(help="Sovereign evaluation in a sandbox.", no_args_is_help=True)
-submission_app = typer.Typer(help="Submission bundles.", no_args_is_help=True)
+from mt_eval.cli.common import fail, opt, out
 
+if TYPE_CHECKING:
+    from mt_eval.sovereign.broker import BrokerConfig
 
-@sovereign_app.command("preflight")
-def preflight() -> None:
-    """Run a bundle on the public segment (not yet available).
+sovereign_app = typer.Typer(help="Sovereign evaluation: a submitted bundle runs in a sandbox, only scores leave.",
+                            no_args_is_help=True)
+submission_app = typer.Typer(help="Submission bundles (method.toml and what it names).", no_args_is_help=True)
 
-    Example: mt-eval sovereign preflight --help
-    """
-    raise typer.Exit(2)
+GovernanceOpt = Annotated[Path, opt("Governance directory (audit log, policy.toml, sandbox.toml).", "--governance")]
+ProviderOpt = Annotated[str | None, opt("Egress gateway: the governance-configured provider's OpenAI-compatible "
+                                        "base URL (only for bundles with egress = \"gateway\").", "--provider-url")]
+KeyEnvOpt = Annotated[str | None, opt("Name of the variable holding the provider API key (the method never "
+                                      "sees it).", "--provider-key-env")]
+TokensOpt = Annotated[int, opt("Egress budget: prompt + completion tokens for the whole run.", "--token-budget")]
+CostOpt = Annotated[float, opt("Egress budget in USD for the whole run.", "--cost-budget")]
+ResultOpt = Annotated[Path, opt("Where RESULT.json goes.", "--out", "-o")]
 
 
 @submission_app.command("check")
-def check() -> None:
-    """Check a submission bundle (not yet available).
+def check(bundle: Annotated[Path, typer.Argument(help="The bundle directory (with method.toml).")]) -> None:
+    """Check a bundle: method.toml's fields, the files it names, pinned wheels; every problem, located.
 
-    Example: mt-eval submission check --help
+    Prints the bundle's sha256 when it is fine (the hash preflight and run insist on).
+
+    Example: mt-eval submission check examples/bundles/glossary-python
     """
-    raise typer.Exit(2)
+    from mt_eval.sovereign.bundle import check_bundle
+
+    found, problems = check_bundle(bundle)
+    if problems or found is None:
+        fail([p.one_line() for p in problems], 2)
+        return
+    m = found.manifest
+    out.print(f"{escape(m.name)} {escape(m.version)}: ok ({len(found.files())} files, egress {m.egress})")
+    out.print(f"sha256 {found.sha256}", highlight=False)
+
+
+def _egress(url: str | None, key_env: str | None, tokens: int, cost: float) -> BrokerConfig | None:
+    from mt_eval.sovereign.broker import egress_config
+
+    return egress_config(url, key_env, tokens, cost)
+
+
+@sovereign_app.command("preflight")
+def preflight(
+    bundle: Annotated[Path, typer.Argument(help="The bundle directory.")],
+    corpus: Annotated[Path, opt("The public corpus (a vault's public.json): its development entries.", "--corpus")],
+    governance: GovernanceOpt = Path("governance"),
+    result: ResultOpt = Path("PREFLIGHT.json"),
+    logs: Annotated[Path, opt("Where the sandbox report and the method's stderr go.", "--logs")] = Path(
+        "preflight-logs"),
+    provider_url: ProviderOpt = None,
+    provider_key_env: KeyEnvOpt = None,
+    token_budget: TokensOpt = 200_000,
+    cost_budget: CostOpt = 5.0,
+) -> None:
+    """Run a bundle on the public development segment in the same sandbox, with the same limits, as
+    a gold run, and give the developer everything: the result, the sandbox report, stderr.
+
+    A gold run accepts only a bundle (by sha256) whose preflight passed: every entry answered.
+
+    Example: mt-eval sovereign preflight examples/bundles/glossary-python --corpus vault/public.json
+    """
+    from mt_eval.corpus.loaders import load_corpus
+    from mt_eval.sovereign.bundle import load_bundle
+    from mt_eval.sovereign.runner import preflight as run_preflight
+    from mt_eval.sovereign.runner import write_logs
+    from mt_eval.sovereign.sandbox import load_policy
+
+    found = load_bundle(bundle)
+    egress = _egress(provider_url, provider_key_env, token_budget, cost_budget)
+    evaluation = run_preflight(found, load_corpus(corpus), governance, load_policy(governance), egress)
+    result.write_text(evaluation.released, encoding="utf-8")
+    written = write_logs(evaluation, logs)
+    status = evaluation.result["status"]
+    out.print(f"preflight {'passed' if status == 'ok' else 'failed: ' + status}; result {escape(str(result))}, "
+              f"logs {escape(str(written[0].parent))}")
+    out.print(f"bundle sha256 {found.sha256}", highlight=False)
+    if status != "ok":
+        raise typer.Exit(1)
+
+
+@sovereign_app.command("run")
+def run(
+    bundle: Annotated[Path, opt("The bundle directory (its sha256 must have passed preflight).", "--bundle")],
+    vault: Annotated[Path, opt("The sealed vault directory.", "--vault")],
+    identity: Annotated[Path, opt("A custodian identity file (mt-eval vault keygen).", "--identity")],
+    segment: Annotated[str, opt("The secret segment to run on.", "--segment")] = "gold_standard",
+    governance: GovernanceOpt = Path("governance"),
+    result: ResultOpt = Path("RESULT.json"),
+    provider_url: ProviderOpt = None,
+    provider_key_env: KeyEnvOpt = None,
+    token_budget: TokensOpt = 200_000,
+    cost_budget: CostOpt = 5.0,
+) -> None:
+    """Run a preflighted bundle on a vault segment in the sandbox; only RESULT.json leaves.
+
+    RESULT.json: status (ok or an error class), scores at 2 decimals, breakdowns of groups of 10 or
+    more, error counts per class, the sovereign block. The full card goes to the governance directory,
+    encrypted; the sandbox report and the method's stderr to GOVERNANCE/sandbox-logs/ (never to the
+    submitter). Every run counts against the method's budget.
+
+    Example: mt-eval sovereign run --bundle B --vault vault --identity custodian.key --out RESULT.json
+    """
+    from mt_eval.sovereign.bundle import load_bundle
+    from mt_eval.sovereign.runner import run as run_gold
+    from mt_eval.sovereign.runner import write_logs
+    from mt_eval.sovereign.sandbox import load_policy
+
+    found = load_bundle(bundle)
+    egress = _egress(provider_url, provider_key_env, token_budget, cost_budget)
+    evaluation = run_gold(found, vault, identity, segment, governance, load_policy(governance), egress)
+    result.write_text(evaluation.released, encoding="utf-8")
+    write_logs(evaluation, governance / "sandbox-logs" / evaluation.result["sovereign"]["audit_line_sha256"][:16])
+    out.print(f"status {evaluation.result['status']}; result {escape(str(result))}")

@@ -1,0 +1,272 @@
+"""The bubblewrap sandbox a submitted method runs in: policy, staging, command line, one worker process.
+
+What the sandbox sees (everything else does not exist in it): ``/usr``, ``/bin``, ``/lib*`` and the
+dynamic-linker cache read-only; the bundle (a private copy, so the bytes hashed are the bytes run)
+read-only at ``/bundle``, its working directory; the harness shim at ``/harness``; installed wheels at
+``/deps``; a size-limited private tmpfs at ``/tmp`` (also ``$HOME``); with ``egress = "gateway"`` the
+broker's Unix socket at ``/run/mt-eval/llm.sock``. New user, PID, IPC, UTS, cgroup and network
+namespaces (no network device but loopback), no capabilities (bounding set empty), nested user
+namespaces disabled (so ``unshare`` fails), ``--die-with-parent``, ``--new-session``, an empty
+environment. When the harness runs as root the sandbox is started as uid/gid 65534: a root-owned
+process is exempt from ``RLIMIT_NPROC`` (measured: a fork bomb is not stopped), and files outside
+the sandbox stay unreadable even if a bind were ever wrong. rlimits (CPU seconds, address space,
+processes, file size, open files, no core files) are set before ``bwrap`` starts and inherited.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from mt_eval.errors import UserError
+from mt_eval.sovereign.bundle import IGNORED_DIRS, Bundle
+
+SANDBOX_UID = 65534  # nobody
+SOCKET_IN_SANDBOX = "/run/mt-eval/llm.sock"
+_SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc/alternatives", "/etc/ld.so.cache")
+# the files of the harness a Python bundle's class imports (stdlib-only modules), staged at /harness
+_SHIM_MODULES = ("errors.py", "methods/base.py", "sovereign/shim.py")
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """The declared limits, recorded on the card's ``sovereign`` block; preflight and run use the same."""
+
+    wall_seconds_per_entry: float = 60.0
+    wall_seconds_per_run: float = 3600.0
+    cpu_seconds: int = 600
+    memory_mb: int = 2048  # RLIMIT_AS of every process in the sandbox
+    processes: int = 64  # RLIMIT_NPROC (for the sandbox uid)
+    file_size_mb: int = 64  # RLIMIT_FSIZE
+    open_files: int = 256
+    tmpfs_mb: int = 128
+    max_restarts: int = 20  # a method that keeps failing is not restarted for ever
+    log_bytes: int = 256 * 1024  # stderr kept for the governance log; the rest is counted, not kept
+
+    def as_card(self) -> dict[str, Any]:
+        return {**asdict(self), "runtime": "bubblewrap",
+                "namespaces": ["user", "pid", "ipc", "uts", "net", "cgroup"], "capabilities": "none"}
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A bundle copied for one evaluation, with the harness shim and the installed wheels beside it."""
+
+    root: Path
+    bundle: Path
+    harness: Path
+    deps: Path | None
+    socket: Path | None = None
+
+
+def bwrap_binary() -> str:
+    found = shutil.which("bwrap")
+    if found is None:
+        raise UserError("bubblewrap is not installed", hint="apt-get install bubblewrap")
+    return found
+
+
+def stage(bundle: Bundle, workdir: Path) -> Staged:
+    """Copy the bundle (no ``__pycache__``), the shim modules, and install the pinned wheels.
+
+    Wheels are installed outside the sandbox by pip with ``--no-index --require-hashes
+    --only-binary :all:``: installing a wheel unpacks files and runs none of its code."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    os.chmod(workdir, 0o755)  # the sandbox uid must traverse it
+    dest = workdir / "bundle"
+    shutil.copytree(bundle.root, dest, ignore=shutil.ignore_patterns(*IGNORED_DIRS), symlinks=True)
+    harness = workdir / "harness"
+    package = Path(__file__).resolve().parents[1]
+    for rel in _SHIM_MODULES:
+        (harness / "mt_eval" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(package / rel, harness / "mt_eval" / rel)
+    for pkg in ("", "methods", "sovereign"):  # bare packages: the real ones import the whole harness
+        (harness / "mt_eval" / pkg / "__init__.py").write_text("")
+    deps = None
+    if bundle.manifest.dependencies is not None:
+        deps = workdir / "deps"
+        done = subprocess.run(
+            [_pip_python(), "-m", "pip", "install", "--quiet", "--no-index", "--require-hashes", "--only-binary",
+             ":all:", "--no-compile", "--target", str(deps), "--find-links",
+             str(dest / bundle.manifest.dependencies.wheelhouse), "-r",
+             str(dest / bundle.manifest.dependencies.requirements)],
+            capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+            raise UserError(f"the bundle's wheels do not install: {last}", field="dependencies")
+    for path in [workdir, *workdir.rglob("*")]:
+        if not path.is_symlink():
+            os.chmod(path, 0o755 if path.is_dir() or os.access(path, os.X_OK) else 0o644)
+    return Staged(workdir, dest, harness, deps)
+
+
+def _pip_python() -> str:
+    import sys
+
+    return sys.executable
+
+
+def sandbox_argv(staged: Staged, policy: SandboxPolicy, command: list[str]) -> list[str]:
+    """The ``bwrap`` command line (read it to audit the sandbox; tests assert on its effects)."""
+    argv = [bwrap_binary(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+            "--new-session", "--cap-drop", "ALL", "--clearenv", "--hostname", "sandbox",
+            "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
+    for path in _SYSTEM_DIRS:
+        argv += ["--ro-bind-try", path, path]
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(policy.tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp",
+             "--ro-bind", str(staged.bundle), "/bundle", "--ro-bind", str(staged.harness), "/harness"]
+    pythonpath = "/harness"
+    if staged.deps is not None:
+        argv += ["--ro-bind", str(staged.deps), "/deps"]
+        pythonpath = "/deps:/harness"
+    if staged.socket is not None:
+        argv += ["--bind", str(staged.socket), SOCKET_IN_SANDBOX]
+    for key, value in (("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("LANG", "C.UTF-8"),
+                       ("PYTHONPATH", pythonpath), ("PYTHONDONTWRITEBYTECODE", "1"),
+                       ("MT_EVAL_LLM_SOCKET", SOCKET_IN_SANDBOX if staged.socket else "")):
+        argv += ["--setenv", key, value]
+    return [*argv, "--chdir", "/bundle", "--", *command]
+
+
+def entry_command(bundle: Bundle) -> list[str]:
+    if bundle.manifest.entry.command is not None:
+        return list(bundle.manifest.entry.command)
+    return ["python3", "/harness/mt_eval/sovereign/shim.py", str(bundle.manifest.entry.python)]
+
+
+class WorkerDied(Exception):
+    def __init__(self, returncode: int) -> None:
+        self.returncode = returncode
+        super().__init__(f"exited with status {returncode}")
+
+
+class WorkerTimeout(Exception):
+    pass
+
+
+class WorkerOverflow(Exception):
+    pass
+
+
+class Worker:
+    """One sandboxed method process: a request line in, a reply line out, each under a deadline."""
+
+    def __init__(self, argv: list[str], policy: SandboxPolicy) -> None:
+        self.policy = policy
+        self.stderr = bytearray()
+        self.stderr_dropped = 0
+        self.killed = False
+        root = os.geteuid() == 0
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
+            start_new_session=True, preexec_fn=self._limits,
+            user=SANDBOX_UID if root else None, group=SANDBOX_UID if root else None,
+            extra_groups=[] if root else None)
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._buffer = b""
+        self._drain = threading.Thread(target=self._read_stderr, daemon=True)
+        self._drain.start()
+
+    def _limits(self) -> None:
+        """Runs in the child before ``exec bwrap``: only async-signal-safe calls."""
+        p = self.policy
+        for which, value in ((resource.RLIMIT_CPU, p.cpu_seconds), (resource.RLIMIT_AS, p.memory_mb << 20),
+                             (resource.RLIMIT_NPROC, p.processes), (resource.RLIMIT_FSIZE, p.file_size_mb << 20),
+                             (resource.RLIMIT_NOFILE, p.open_files), (resource.RLIMIT_CORE, 0)):
+            resource.setrlimit(which, (value, value))
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        fd = self.proc.stderr.fileno()
+        while chunk := os.read(fd, 65536):
+            room = self.policy.log_bytes - len(self.stderr)
+            self.stderr += chunk[:max(room, 0)]
+            self.stderr_dropped += max(len(chunk) - max(room, 0), 0)
+
+    def exchange(self, line: bytes, timeout: float) -> bytes:
+        """Send one request line, return one reply line (without the newline)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(line)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise WorkerDied(self._wait()) from None
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                if len(self._buffer) > (1 << 20):
+                    raise WorkerOverflow()
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    raise WorkerTimeout()
+                chunk = os.read(self.proc.stdout.fileno(), 65536)
+                if not chunk:
+                    raise WorkerDied(self._wait())
+                self._buffer += chunk
+        reply, self._buffer = self._buffer.split(b"\n", 1)
+        return reply
+
+    def _wait(self) -> int:
+        try:
+            return self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return self.proc.wait()
+
+    def kill(self) -> None:
+        """SIGKILL the whole session: bwrap and, through --die-with-parent, its PID namespace."""
+        self.killed = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()
+                self.proc.wait(timeout=2)
+            except (subprocess.TimeoutExpired, OSError):
+                self.kill()
+        self._drain.join(timeout=2)
+
+
+def new_workdir() -> Path:
+    """A private scratch directory for one evaluation, traversable by the sandbox uid (its
+    contents are the staged copies only; the vault and keys are never put there)."""
+    path = Path(tempfile.mkdtemp(prefix="mt-eval-sandbox-"))
+    os.chmod(path, 0o755)
+    return path
+
+
+POLICY_FILE = "sandbox.toml"
+
+
+def load_policy(governance_dir: Path) -> SandboxPolicy:
+    """The governance organisation's limits (``DIR/sandbox.toml``, ``[limits]``), else the declared
+    defaults. Preflight and run read the same file, so the developer sees the limits the gold run has."""
+    import tomllib
+
+    path = Path(governance_dir) / POLICY_FILE
+    if not path.is_file():
+        return SandboxPolicy()
+    try:
+        limits = tomllib.loads(path.read_text(encoding="utf-8")).get("limits", {})
+        return SandboxPolicy(**limits)
+    except (tomllib.TOMLDecodeError, TypeError) as exc:
+        raise UserError(f"not a sandbox policy: {exc}", file=str(path),
+                        hint=f"[limits] keys: {', '.join(SandboxPolicy.__dataclass_fields__)}") from None
