@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pgserver import create_database
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
@@ -33,6 +32,7 @@ from mt_eval.store.models import Card, CardLink
 from mt_eval.store.publish import insert_card
 from mt_eval.store.query import Filters, query_rows
 from mt_eval.store.rescore import rebuild_card
+from pgserver import create_database
 
 ROOT = Path(__file__).resolve().parents[2]
 SAVED = ROOT / "tests" / "runcard" / "saved" / "card-2.0-apertium-eng-spa.json"
@@ -205,6 +205,8 @@ def test_round_trip_same_on_sqlite_and_postgresql(cards: dict[str, Path], tmp_pa
         with open_store(db) as store, store.session() as session:  # superseded cards stay, on request
             every = {r.run_card_hash for r in query_rows(session, Filters(include_superseded=True))}
         assert every == {r["run_card_hash"] for r in first[0]} | {r["run_card_hash"] for r in second[0]}
+        shown = cli("leaderboard", "--db", db, "--json", "--include-superseded")  # the same, from the CLI
+        assert shown.exit_code == 0 and {r["run_card_hash"] for r in json.loads(shown.stdout)} == every
         results[kind] = (first, second, links(db), sorted(every))
     assert results["sqlite"] == results["postgresql"]
     _check_against_fresh_score(str(tmp_path / "a.db"), tmp_path, tmp_path / "sqlite", old_hash, stamps["sqlite"])

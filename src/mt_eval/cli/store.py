@@ -23,13 +23,18 @@ DbOpt = Annotated[str | None, opt("Store: a SQLite file or a database URL (postg
 DatasetOpt = Annotated[str | None, opt("Only this dataset: its id, sha256 or a sha256 prefix (8+).", "--dataset")]
 ClassOpt = Annotated[str | None, opt("Only this method class (llm, rbmt, nmt…).", "--method-class")]
 TierOpt = Annotated[str | None, opt("Only this quality tier.", "--tier")]
-VerificationOpt = Annotated[str | None, opt("Only this verification tier (self-benchmarked…).", "--verification")]
+VerificationOpt = Annotated[str | None, opt("Only this verification tier (self-benchmarked, gds-verified…).",
+                                            "--verification")]
+SupersededOpt = Annotated[bool, opt("Also the cards a rescore replaced (listed beside their successors).",
+                                    "--include-superseded")]
 
 
-def _filters(dataset: str | None, method_class: str | None, tier: str | None, verification: str | None) -> Filters:
+def _filters(dataset: str | None, method_class: str | None, tier: str | None, verification: str | None,
+             include_superseded: bool = False) -> Filters:
     from mt_eval.store.query import Filters
 
-    return Filters(dataset=dataset, method_class=method_class, tier=tier, verification=verification)
+    return Filters(dataset=dataset, method_class=method_class, tier=tier, verification=verification,
+                   include_superseded=include_superseded)
 
 
 def publish(
@@ -65,6 +70,7 @@ def leaderboard(
     method_class: ClassOpt = None, tier: TierOpt = None, verification: VerificationOpt = None,
     limit: Annotated[int, opt("Rank the top N cards by composite.", "--limit")] = 50,
     as_json: Annotated[bool, opt("Print the rows as JSON, best first.", "--json")] = False,
+    include_superseded: SupersededOpt = False,
 ) -> None:
     """Published cards ranked by composite with its interval, as significance clusters ("1–3").
 
@@ -78,8 +84,9 @@ def leaderboard(
     from mt_eval.store.board import as_json as boards_json
     from mt_eval.store.board import leaderboard as board
 
-    with open_store(db) as store:
-        boards = board(store, _filters(dataset, method_class, tier, verification), sort=sort, limit=limit)
+    with open_store(db, must_exist=True) as store:
+        boards = board(store, _filters(dataset, method_class, tier, verification, include_superseded), sort=sort,
+                       limit=limit)
     if as_json:
         typer.echo(boards_json(boards))
     else:
@@ -94,6 +101,7 @@ def export(
     method_class: ClassOpt = None, tier: TierOpt = None, verification: VerificationOpt = None,
     sign_key: Annotated[Path | None, opt("Sign the export with this private key (the store's): writes "
                                          "<output>.sig; needs -o.", "--sign-key")] = None,
+    include_superseded: SupersededOpt = False,
 ) -> None:
     """Every leaderboard row (or, with --entries, every per-entry row) as CSV or JSON lines.
 
@@ -111,8 +119,9 @@ def export(
     if sign_key is not None and output is None:
         raise UserError("--sign-key needs -o FILE: the signature is written beside the file")
     key = read_private_key(sign_key) if sign_key is not None else None  # a bad key fails before the query
-    with open_store(db) as store:
-        text = export_text(store, _filters(dataset, method_class, tier, verification), fmt=fmt, entries=entries)
+    with open_store(db, must_exist=True) as store:
+        text = export_text(store, _filters(dataset, method_class, tier, verification, include_superseded), fmt=fmt,
+                           entries=entries)
     if output is None:
         typer.echo(text, nl=False)
         return
