@@ -170,19 +170,25 @@ def assign(store: Store, campaign_ref: str, reviewer: str) -> Batch:
                                          token_sha256=token_hash(token), created_at=now))
         else:
             assignment.token_sha256 = token_hash(token)  # re-issued: an older file of this batch is refused
-        items = session.scalars(select(ReviewItem).where(ReviewItem.campaign_id == campaign.id)
-                                .order_by(ReviewItem.entry_id, ReviewItem.id)).all()
-        by_entry: dict[int, list[ReviewItem]] = {}
-        for item in items:
-            by_entry.setdefault(item.entry_id, []).append(item)
-        groups = []
-        for number, entry in enumerate(entry_order(sorted(by_entry), campaign.seed, reviewer), 1):
-            shown = by_entry[entry]
-            order = blind_order(len(shown), campaign.seed, reviewer, entry)
-            groups.append(BatchGroup(number, shown[0].source, shown[0].reference,
-                                     [BatchItem(shown[i].item_hash, shown[i].output) for i in order]))
         return Batch(campaign.name, campaign.uid, reviewer, token, campaign.reference_policy,
-                     campaign.source_language, campaign.target_language, groups)
+                     campaign.source_language, campaign.target_language, batch_groups(session, campaign, reviewer))
+
+
+def batch_groups(session: Session, campaign: ReviewCampaign, reviewer: str) -> list[BatchGroup]:
+    """``reviewer``'s items of ``campaign`` grouped by entry, in their blind order (the exported batch's
+    order, and the web review pages')."""
+    items = session.scalars(select(ReviewItem).where(ReviewItem.campaign_id == campaign.id)
+                            .order_by(ReviewItem.entry_id, ReviewItem.id)).all()
+    by_entry: dict[int, list[ReviewItem]] = {}
+    for item in items:
+        by_entry.setdefault(item.entry_id, []).append(item)
+    groups = []
+    for number, entry in enumerate(entry_order(sorted(by_entry), campaign.seed, reviewer), 1):
+        shown = by_entry[entry]
+        order = blind_order(len(shown), campaign.seed, reviewer, entry)
+        groups.append(BatchGroup(number, shown[0].source, shown[0].reference,
+                                 [BatchItem(shown[i].item_hash, shown[i].output) for i in order]))
+    return groups
 
 
 @dataclass(frozen=True)

@@ -291,3 +291,60 @@ class ReviewRating(Base):
     comment: Mapped[str | None] = mapped_column(Text)
     seconds: Mapped[float | None] = mapped_column(Float)
     rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+# Web accounts (mt_eval.accounts). Secrets are never stored in clear: passwords as argon2 hashes, session
+# ids and invitation tokens as SHA-256 (a leaked store can neither sign anyone in nor accept an invitation).
+
+
+class Account(Base):
+    """A web account: an ``admin`` or a ``reviewer`` (public viewers need none). A reviewer's ratings are
+    stored under the ``reviewers`` row of the same name."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    role: Mapped[str] = mapped_column(String(20))
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class AccountSession(Base):
+    """A server-side web session by the SHA-256 of its id; ``account_id`` null before sign-in (a login or
+    invitation form needs a session for its CSRF token)."""
+
+    __tablename__ = "account_sessions"
+
+    id_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class Invitation(Base):
+    """A single-use, expiring invitation to make an account (and, for a reviewer, join a campaign)."""
+
+    __tablename__ = "invitations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(20))
+    campaign_id: Mapped[int | None] = mapped_column(ForeignKey("review_campaigns.id", ondelete="CASCADE"))
+    created_by: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class LoginAttempt(Base):
+    """A failed sign-in, by key (``account:<name>`` or ``address:<ip>``), for the rate limit."""
+
+    __tablename__ = "login_attempts"
+    __table_args__ = (Index("ix_login_attempts_key_at", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(300))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

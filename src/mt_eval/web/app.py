@@ -28,19 +28,21 @@ from mt_eval.errors import UserError
 from mt_eval.store.db import StoreError, open_store
 from mt_eval.store.ranking import N_RESAMPLES
 from mt_eval.version import __version__
-from mt_eval.web import compare, datasets, leaderboard, runs
+from mt_eval.web import accounts, admin, compare, datasets, leaderboard, review, runs
 from mt_eval.web.common import HERE, Memo, page
 
-ROUTERS = (leaderboard.router, runs.router, compare.router, datasets.router)
-"""One router per area; the review pages will be one more (``mt_eval.web.review``)."""
+ROUTERS = (leaderboard.router, runs.router, compare.router, datasets.router, accounts.router, admin.router,
+           review.router)
+"""One router per area: the public pages, then sign-in and invitations, the admin's, the reviewer's."""
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
-def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES) -> FastAPI:
+def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES, cookie_secure: bool | None = None) -> FastAPI:
     """The web app over the store at ``db_url`` (a SQLite path or a database URL; ``None``: the
     default store, as ``--db`` is resolved on the command line). The store opens (and migrates) here,
-    so a wrong URL is one ``StoreError`` before any server starts."""
+    so a wrong URL is one ``StoreError`` before any server starts. ``cookie_secure``: mark the session
+    cookie Secure always (True), never (False), or when the request came over https (None)."""
     store = open_store(db_url)
 
     @asynccontextmanager
@@ -53,6 +55,7 @@ def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES) -> FastAPI
                               "gold_standard and held_out segments are never served.")  # fmt: skip
     app.state.store = store
     app.state.n_resamples = n_resamples
+    app.state.cookie_secure = cookie_secure
     app.state.memos = {"boards": Memo(64), "cards": Memo(8), "comparisons": Memo(16)}
     for router in ROUTERS:
         app.include_router(router)
@@ -106,6 +109,8 @@ def _handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 303 and exc.headers:  # a page for signed-in people: to the sign-in form
+            return Response(status_code=303, headers=exc.headers)
         return _error(request, exc.status_code, str(exc.detail))
 
     @app.exception_handler(RequestValidationError)

@@ -1,0 +1,65 @@
+"""Helpers of the web review tests: a fresh store with real published cards, accounts and a campaign,
+and a form client that reads each page's CSRF token the way a browser would submit it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from starlette.testclient import TestClient
+from web_helpers import cli
+
+from mt_eval.accounts.users import add_account
+from mt_eval.store import open_store
+from mt_eval.store.models import Card, ReviewItem
+
+PASSWORD = "correct horse battery staple"
+CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
+
+
+def publish(db: str, *paths: Path) -> dict[str, str]:
+    """Publish ``paths`` with ``mt-eval publish``; method name → run_card_hash."""
+    result = cli("publish", *(str(p) for p in paths), "--db", db, "--submitter", "tester")
+    assert result.exit_code == 0, result.output
+    with open_store(db) as store, store.session() as session:
+        return {m: h for h, m in session.execute(select(Card.run_card_hash, Card.method_name))}
+
+
+def make_admin(db: str, name: str = "root") -> None:
+    with open_store(db) as store:
+        add_account(store, name, "admin", PASSWORD)
+
+
+def csrf_of(html: str) -> str:
+    found = CSRF.search(html)
+    assert found, html[:2000]
+    return found.group(1)
+
+
+def sign_in(client: TestClient, name: str, password: str = PASSWORD) -> Any:
+    """The login form, then the POST with its token (as a browser does)."""
+    token = csrf_of(client.get("/login").text)
+    return client.post("/login", data={"csrf": token, "name": name, "password": password}, follow_redirects=False)
+
+
+def truths(db: str) -> dict[str, tuple[str, str | None]]:
+    """item hash → (kind, method name or None): what each item really is (a reviewer cannot see this)."""
+    with open_store(db) as store, store.session() as session:
+        rows = session.execute(select(ReviewItem.item_hash, ReviewItem.kind, Card.method_name)
+                               .outerjoin(Card, Card.id == ReviewItem.card_id)).all()
+    return {h: (k, m) for h, k, m in rows}
+
+
+def attentive(truth: tuple[str, str | None], index: int) -> int:
+    """An attentive reviewer's rating: degraded controls 0, references 3, the near system 2–3, the half
+    system mostly 1 (varied with ``index``, so the ratings are not all equal)."""
+    kind, method = truth
+    if kind == "control_good":
+        return 3
+    if kind == "control_bad":
+        return 0
+    if method == "half":
+        return int(index % 4 != 0)
+    return 2 + (index % 3 != 0)

@@ -1,0 +1,241 @@
+"""Accounts and review on the web, with hostile requests (in-process client over a real SQLite store with
+real published cards): CSRF, roles, another reviewer's items, the sign-in rate limit without a
+user-enumeration oracle, cookie flags, session fixation, spent and expired invitations, XSS in comments,
+secret segments refused for a campaign, and the disagreement lens against the stored ratings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from review_web_helpers import PASSWORD, attentive, csrf_of, make_admin, publish, sign_in, truths
+from sqlalchemy import update
+from web_helpers import XSS
+
+from mt_eval.accounts.invitations import invite
+from mt_eval.review.campaign import assign, create_campaign
+from mt_eval.review.online import online_batch, record_rating
+from mt_eval.store import open_store
+from mt_eval.store.models import Invitation
+from mt_eval.web.app import create_app
+from mt_eval.web.auth import COOKIE
+
+
+@pytest.fixture(scope="module")
+def world(cards: dict[str, Path], secret_cards: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+          ) -> dict[str, Any]:
+    """A store with near, half and a secret-corpus card; an admin; two campaigns; ana on the first
+    (``es-a``), ben on the second (``es-b``), both signed up through invitations."""
+    db = str(tmp_path_factory.mktemp("web-accounts") / "store.db")
+    hashes = publish(db, cards["near"], cards["half"], secret_cards["cards"]["plain"])
+    make_admin(db)
+    with open_store(db) as store:
+        a = create_campaign(store, [hashes["near"], hashes["half"]], size=30, seed=1, name="es-a")
+        b = create_campaign(store, [hashes["near"]], size=30, seed=2, name="es-b")
+        tokens = {"ana": invite(store, "ana", "reviewer", campaign="es-a"),
+                  "ben": invite(store, "ben", "reviewer", campaign="es-b")}
+    return {"db": db, "hashes": hashes, "uids": {"es-a": a.uid, "es-b": b.uid}, "tokens": tokens}
+
+
+@pytest.fixture(scope="module")
+def app(world: dict[str, Any]) -> Iterator[Any]:
+    application = create_app(world["db"], n_resamples=200)
+    with TestClient(application):  # runs the lifespan once: the store closes at the end
+        yield application
+
+
+def client_for(app: Any, base_url: str = "http://testserver") -> TestClient:
+    return TestClient(app, base_url=base_url, raise_server_exceptions=False)
+
+
+def accept(app: Any, token: str) -> TestClient:
+    client = client_for(app)
+    page = client.get(f"/invite/{token}")
+    assert page.status_code == 200 and "Welcome" in page.text
+    done = client.post(f"/invite/{token}", data={"csrf": csrf_of(page.text), "password": PASSWORD,
+                                                 "repeat": PASSWORD}, follow_redirects=False)  # fmt: skip
+    assert done.status_code == 303 and done.headers["location"] == "/review", done.text
+    return client
+
+
+@pytest.fixture(scope="module")
+def reviewers(app: Any, world: dict[str, Any]) -> dict[str, TestClient]:
+    return {name: accept(app, token) for name, token in world["tokens"].items()}
+
+
+def test_a_used_or_expired_invitation_is_refused(app: Any, world: dict[str, Any],
+                                                 reviewers: dict[str, TestClient]) -> None:
+    used = client_for(app).get(f"/invite/{world['tokens']['ana']}")
+    assert used.status_code == 404 and "not valid" in used.text
+    with open_store(world["db"]) as store:
+        token = invite(store, "late", "reviewer", lifetime=timedelta(days=1))
+        with store.session() as session:  # a day passes twice
+            session.execute(update(Invitation).where(Invitation.name == "late")
+                            .values(expires_at=datetime.now(UTC) - timedelta(days=1)))
+    client = client_for(app)
+    assert client.get(f"/invite/{token}").status_code == 404
+    form = client.get("/login")  # a session and its token, then the post on the expired one
+    refused = client.post(f"/invite/{token}", data={"csrf": csrf_of(form.text), "password": PASSWORD,
+                                                    "repeat": PASSWORD})  # fmt: skip
+    assert refused.status_code == 404 and "not valid" in refused.text
+    assert sign_in(client_for(app), "late").status_code == 401  # no account was made
+    assert client_for(app).get("/invite/" + "A" * 43).status_code == 404  # never existed: the same answer
+
+
+def test_forms_without_or_with_a_wrong_csrf_token_are_403(app: Any, world: dict[str, Any],
+                                                          reviewers: dict[str, TestClient]) -> None:
+    ana = reviewers["ana"]
+    item = online_batch_first(world, "ana", "es-a")
+    url = f"/review/{world['uids']['es-a']}/{item}"
+    good = csrf_of(ana.get(url).text)
+    other = csrf_of(reviewers["ben"].get("/review").text)  # a real token, of another session
+    for data in ({}, {"csrf": ""}, {"csrf": "0" * 64}, {"csrf": other}):
+        response = ana.post(url, data={**data, "value": "2"})
+        assert response.status_code == 403 and "CSRF" in response.text, data
+    assert ana.post("/logout", data={}).status_code == 403
+    anonymous = client_for(app)
+    assert anonymous.post("/login", data={"name": "root", "password": PASSWORD}).status_code == 403
+    assert ana.post(url, data={"csrf": good, "value": "2"}, follow_redirects=False).status_code == 303
+
+
+def online_batch_first(world: dict[str, Any], reviewer: str, campaign: str) -> str:
+    with open_store(world["db"]) as store:
+        return online_batch(store, world["uids"][campaign], reviewer).groups[0].items[0].hash
+
+
+def test_a_reviewer_reaches_only_their_items_and_no_admin_page(app: Any, world: dict[str, Any],
+                                                               reviewers: dict[str, TestClient]) -> None:
+    ana, ben = reviewers["ana"], reviewers["ben"]
+    bens_item = online_batch_first(world, "ben", "es-b")
+    url = f"/review/{world['uids']['es-b']}/{bens_item}"
+    assert ben.get(url).status_code == 200
+    assert ana.get(url).status_code == 404 and ana.get(f"/review/{world['uids']['es-b']}").status_code == 404
+    token = csrf_of(ana.get("/review").text)
+    assert ana.post(url, data={"csrf": token, "value": "0"}).status_code == 404
+    with open_store(world["db"]) as store, pytest.raises(LookupError):  # nothing was written for ana on es-b
+        online_batch(store, world["uids"]["es-b"], "ana")
+    for page in ("/admin", "/admin/accounts", "/admin/campaigns/es-a", "/api/admin/campaigns/es-a"):
+        assert ana.get(page, follow_redirects=False).status_code == 403, page
+    assert ana.post("/admin/invitations", data={"csrf": token, "name": "eve", "role": "admin"}).status_code == 403
+    assert ana.post("/admin/campaigns", data={"csrf": token, "run": world["hashes"]["near"]}).status_code == 403
+
+
+def test_anonymous_viewers_reach_no_review_or_admin_route(app: Any, world: dict[str, Any]) -> None:
+    viewer = client_for(app)
+    item = online_batch_first(world, "ben", "es-b")
+    url = f"/review/{world['uids']['es-b']}/{item}"
+    for page in ("/review", url, "/admin", "/admin/campaigns/es-a"):
+        response = viewer.get(page, follow_redirects=False)
+        assert response.status_code == 303 and response.headers["location"] == "/login", page
+    assert viewer.get("/api/admin/campaigns/es-a").status_code == 401
+    token = csrf_of(viewer.get("/login").text)  # a viewer with a (pre-sign-in) session and its token
+    assert viewer.post(url, data={"csrf": token, "value": "3"}).status_code == 401
+    assert viewer.post(url, data={"value": "3"}).status_code == 403
+    assert viewer.get("/").status_code == 200  # the public pages stay public
+
+
+def test_sign_in_rate_limit_gives_no_user_enumeration_oracle(app: Any, world: dict[str, Any]) -> None:
+    make_admin_if_missing(app, "victim")
+    client = client_for(app)
+
+    def attempt(name: str, password: str) -> tuple[int, str]:
+        token = csrf_of(client.get("/login").text)
+        response = client.post("/login", data={"csrf": token, "name": name, "password": password})
+        return response.status_code, re.sub(r'value="[^"]*"', "", response.text)  # the echoed name aside
+
+    unknown, wrong = attempt("nobody", "x" * 12), attempt("victim", "x" * 12)
+    assert unknown == wrong and unknown[0] == 401 and "name or the password is wrong" in unknown[1]
+    for _ in range(4):  # five failures lock the name, whether or not an account has it
+        attempt("victim", "y" * 12), attempt("nobody", "y" * 12)
+    locked_real, locked_unknown = attempt("victim", PASSWORD), attempt("nobody", PASSWORD)
+    assert locked_real == locked_unknown and locked_real[0] == 429 and "Too many" in locked_real[1]
+    assert sign_in(client_for(app), "Victim").status_code == 429  # the lock is on the name in any case
+
+
+def test_session_cookie_flags_and_a_new_id_at_sign_in(app: Any) -> None:
+    make_admin_if_missing(app, "carol")
+    for base, secure in (("http://testserver", False), ("https://testserver", True)):
+        client = client_for(app, base)
+        form = client.get("/login")
+        before = form.cookies.get(COOKIE)
+        header = form.headers["set-cookie"]
+        assert "HttpOnly" in header and "SameSite=strict" in header.replace("Strict", "strict")
+        assert ("Secure" in header) is secure, header
+        signed = sign_in(client, "carol")
+        assert signed.status_code == 303 and signed.headers["location"] == "/admin"
+        after = signed.cookies.get(COOKIE)
+        assert before and after and before != after  # no fixation: the planted id is worthless after sign-in
+        planted = client_for(app, base)
+        planted.cookies.set(COOKIE, before)
+        assert planted.get("/admin", follow_redirects=False).status_code == 303
+        assert client.get("/admin").status_code == 200
+    forced = create_app(app.state.store.engine.url.render_as_string(False), cookie_secure=True)
+    with TestClient(forced) as plain:
+        assert "Secure" in plain.get("/login").headers["set-cookie"]  # behind a TLS proxy on 127.0.0.1
+
+
+def make_admin_if_missing(app: Any, name: str) -> None:
+    from mt_eval.accounts.users import add_account, list_accounts
+
+    if name not in {a.name for a in list_accounts(app.state.store)}:
+        add_account(app.state.store, name, "admin", PASSWORD)
+
+
+def test_comments_are_inert_and_the_lens_reads_stored_ratings(app: Any, world: dict[str, Any],
+                                                              reviewers: dict[str, TestClient]) -> None:
+    uid, db = world["uids"]["es-a"], world["db"]
+    known = truths(db)
+    with open_store(db) as store:  # ana rates es-a: half rejected, near acceptable; one XSS comment
+        batch = online_batch(store, uid, "ana")
+        items = [i.hash for g in batch.groups for i in g.items]
+    ana = reviewers["ana"]
+    first = items[0]
+    token = csrf_of(ana.get(f"/review/{uid}/{first}").text)
+    posted = ana.post(f"/review/{uid}/{first}", data={"csrf": token, "value": "0", "comment": XSS, "seconds": "4.5"})
+    assert posted.status_code == 200 and "Rated 0" in posted.text
+    with open_store(db) as store:
+        for n, item in enumerate(items[1:], 1):
+            record_rating(store, uid, "ana", item, attentive(known[item], n))
+        record_rating(store, uid, "ana", first, 0, comment=XSS, seconds=4.5)
+    admin = client_for(app)
+    assert sign_in(admin, "root").status_code == 303
+    for name in ("bob", "cid"):  # two more reviewers who disagree with ana on item 1
+        with open_store(db) as store:
+            assign(store, "es-a", name)
+            for n, item in enumerate(items, 1):
+                record_rating(store, uid, name, item, 3 if item == first else attentive(known[item], n))
+    report = admin.get("/admin/campaigns/es-a")
+    assert report.status_code == 200 and XSS not in report.text and "&lt;script&gt;" in report.text
+    data = admin.get("/api/admin/campaigns/es-a").json()
+    assert {c["reviewer"] for c in data["checks"]} == {"ana", "bob", "cid"}
+    assert any(d["item_hash"] == first for d in data["adjudication"])
+    near, half = world["hashes"]["near"], world["hashes"]["half"]
+    lens = admin.get(f"/api/compare?run={near}&run={half}").json()["lens"]
+    assert lens["rated"] > 0
+    for row in lens["rows"]:  # every row is what it claims, against the card and the stored ratings
+        assert (row["entry_chrf"] >= 50 and row["human_median"] == 0) or (row["entry_chrf"] < 25
+                                                                          and row["human_median"] >= 2)
+    page = admin.get(f"/compare?run={near}&run={half}")
+    assert page.status_code == 200 and "Disagreement lens" in page.text
+
+
+def test_a_campaign_on_secret_segments_is_refused_on_the_web(app: Any, world: dict[str, Any]) -> None:
+    admin = client_for(app)
+    assert sign_in(admin, "root").status_code == 303
+    token = csrf_of(admin.get("/admin").text)
+    refused = admin.post("/admin/campaigns", data={"csrf": token, "run": world["hashes"]["plain"], "size": "5"})
+    assert refused.status_code == 400 and "gold_standard or held_out" in refused.text
+    made = admin.post("/admin/campaigns", data={"csrf": token, "run": world["hashes"]["near"], "size": "30",
+                                                "name": "es-web"}, follow_redirects=False)  # fmt: skip
+    assert made.status_code == 303 and made.headers["location"] == "/admin/campaigns/es-web"
+    invited = admin.post("/admin/invitations", data={"csrf": token, "name": "dan", "role": "reviewer",
+                                                     "campaign": "es-web"})  # fmt: skip
+    link = re.search(r"http://testserver/invite/([A-Za-z0-9_-]+)", invited.text)
+    assert invited.status_code == 200 and link
+    dan = accept(app, link.group(1))
+    assert "es-web" in dan.get("/review").text
