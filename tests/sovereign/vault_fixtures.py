@@ -11,7 +11,9 @@ Nothing here is mocked:
 * ``sealed`` (session): the corpus sealed (gold_standard + held_out) to the first custodian, in a vault
   folder (``public.json``, ``secret.age``, ``vault.json``). Tests that change a vault copy it first
   (``copy_vault``).
-* ``secret_strings(corpus)``: every source and reference of the secret entries, to grep outputs for.
+* ``secret_strings(corpus)``: every source and reference of the secret entries, to grep outputs for;
+  ``all_text(json_value)``: every string of a parsed JSON value (grep that, not a JSON dump, which
+  escapes quotes).
 * ``GOLD, HELD_OUT``: the secret entry counts.
 """
 
@@ -59,6 +61,17 @@ def secret_entries(corpus: Path) -> list[dict[str, object]]:
 def secret_strings(corpus: Path) -> list[str]:
     """Every source and reference of the secret entries."""
     return [str(e[k]) for e in secret_entries(corpus) for k in ("source", "reference")]
+
+
+def all_text(value: object) -> str:
+    """Every string (keys too) in a JSON value, one per line: JSON escaping must not hide a quoted text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(f"{k}\n{all_text(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return "\n".join(all_text(v) for v in value)
+    return ""
 
 
 def files_under(*roots: Path) -> Iterable[Path]:

@@ -1,16 +1,157 @@
-"""Governance of sovereign evaluations (being built)."""
+"""``mt-eval governance``: the audit log, revocation, the submission budget, publishing sovereign cards.
+
+The work is in ``sovereign/governance.py`` and ``store/sovereign.py``; the words in ``render/governance.py``.
+"""
 
 from __future__ import annotations
 
-import typer
+import json
+from pathlib import Path
+from typing import Annotated
 
-governance_app = typer.Typer(help="Governance of sovereign evaluations.", no_args_is_help=True)
+import typer
+from rich.markup import escape
+
+from mt_eval.cli.common import err, opt, out
+from mt_eval.cli.store import DbOpt
+
+governance_app = typer.Typer(help="Governance of sovereign evaluations: audit log, consent, budget, publishing.",
+                             no_args_is_help=True)
+
+GovernanceOpt = Annotated[Path, opt("The governance folder (audit.jsonl, policy.toml).", "--governance")]
+WhoOpt = Annotated[str | None, opt("Who does this (recorded in the audit log).", "--who")]
 
 
 @governance_app.command("audit")
-def placeholder() -> None:
-    """Not yet available.
+def audit(
+    governance: GovernanceOpt = Path("governance"),
+    last: Annotated[int | None, opt("Show only the last N events.", "--last")] = None,
+    as_json: Annotated[bool, opt("Print the events as JSON lines.", "--json")] = False,
+) -> None:
+    """Show the audit log and verify its hash chain; exit 1 when a line was edited, removed or moved.
 
-    Example: mt-eval governance audit --help
+    Example: mt-eval governance audit --governance governance --last 20
     """
-    raise typer.Exit(2)
+    from mt_eval.render.governance import audit_table
+    from mt_eval.sovereign.governance import Governance
+
+    gov = Governance(governance)
+    problems = gov.verify_log()
+    if problems:
+        for problem in problems:
+            err.print(f"[red]audit log broken[/red]: {escape(problem)}", highlight=False)
+        raise typer.Exit(1)
+    events = gov.events()
+    shown = events[-last:] if last else events
+    if as_json:
+        for ev in shown:
+            typer.echo(json.dumps(ev, ensure_ascii=False, sort_keys=True))
+        return
+    if shown:
+        out.print(audit_table(shown))
+    head = events[-1]["hash"] if events else "(empty)"
+    out.print(f"chain intact: {len(events)} events, head {head}", highlight=False)
+
+
+@governance_app.command("revoke")
+def revoke(
+    target: Annotated[str, typer.Argument(help="A bundle's sha256 or a method name.")],
+    reason: Annotated[str, opt("Why (recorded; shown to whoever is refused).", "--reason")],
+    undo: Annotated[bool, opt("Lift an earlier revocation instead (consent given again).", "--undo")] = False,
+    who: WhoOpt = None,
+    governance: GovernanceOpt = Path("governance"),
+) -> None:
+    """Revoke (or refuse in advance) a submission: no further run and no publishing for it.
+
+    Dynamic consent (Benchmark Spec §8.2.6): a developer or a community may withdraw. The revocation
+    is an event of the audit log; --undo records its lifting, and both stay in the log.
+
+    Example: mt-eval governance revoke acme-mt --reason "consent withdrawn by the developer"
+    """
+    from mt_eval.sovereign.governance import Governance
+
+    gov = Governance(governance)
+    digest = gov.reinstate(target, reason, who) if undo else gov.revoke(target, reason, who)
+    out.print(f"{'reinstated' if undo else 'revoked'} {escape(target)} (audit event {digest[:12]})", highlight=False)
+
+
+@governance_app.command("policy")
+def policy(
+    gold_runs: Annotated[int | None, opt("Gold runs allowed per method in the window.", "--gold-runs")] = None,
+    days: Annotated[int | None, opt("The window, in days.", "--days")] = None,
+    organisation: Annotated[str | None, opt("The governance organisation named on public cards.",
+                                            "--organisation")] = None,
+    who: WhoOpt = None,
+    governance: GovernanceOpt = Path("governance"),
+) -> None:
+    """Show the governance policy, or change it (the change is logged): budget and organisation.
+
+    Repeated queries overfit a holdout, so each method gets a budget of gold runs (default 3 per
+    30 days); failed runs count too, since an error class is an answer as well.
+
+    Example: mt-eval governance policy --gold-runs 3 --days 30 --organisation "Example Language Council"
+    """
+    from mt_eval.render.governance import policy_lines
+    from mt_eval.sovereign.governance import Governance
+
+    gov = Governance(governance)
+    if gold_runs is not None or days is not None or organisation is not None:
+        gov.set_policy(gold_runs=gold_runs, days=days, organisation=organisation, who=who)
+    for line in policy_lines(gov.policy(), gov.revoked()):
+        out.print(line, highlight=False)
+
+
+@governance_app.command("publish")
+def publish(
+    cards: Annotated[list[Path], typer.Argument(help="Public sovereign cards (each with its governance .sig).")],
+    db: DbOpt = None,
+    who: WhoOpt = None,
+    governance: GovernanceOpt = Path("governance"),
+) -> None:
+    """Publish public sovereign cards: accepted on the governance signature, stored without entries.
+
+    A sovereign card cannot be re-scored from texts, so the store checks its seal and a valid
+    signature by a registered key of the organisation the card names (mt-eval keys register GOV.pub
+    --submitter ORG). It is listed with counts only (no drill-down), as "sovereign — awaiting review"
+    until the review gate accepts it; a revoked bundle or method is refused.
+
+    Example: mt-eval governance publish public_card.json --db board.db
+    """
+    from mt_eval.sovereign.governance import Governance
+    from mt_eval.store import open_store
+    from mt_eval.store.sovereign import publish_sovereign, read_sovereign
+
+    gov = Governance(governance)
+    pending = [read_sovereign(card) for card in cards]
+    for item in pending:
+        gov.check_not_revoked(str(item.block.get("bundle_sha256")), str(item.card["method"].get("name")))
+    with open_store(db) as store:
+        results = publish_sovereign(store, pending)
+    for r, item in zip(results, pending, strict=True):
+        if r.status == "inserted":
+            gov.record({"kind": "publish", "who": who, "run_card_hash": r.run_card_hash,
+                        "bundle_sha256": item.block.get("bundle_sha256"), "method": item.card["method"].get("name"),
+                        "status": "published"})  # fmt: skip
+        out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]}, signed by {escape(', '.join(r.signed_by))})",
+                  highlight=False)
+
+
+@governance_app.command("promote")
+def promote(
+    db: DbOpt = None,
+    review_db: Annotated[str | None, opt("The governance organisation's private store where the full cards "
+                                         "(with texts) were reviewed; default: --db.", "--review-db")] = None,
+) -> None:
+    """Mark the sovereign cards whose full card community review accepted (§7.2) community-validated.
+
+    Example: mt-eval governance promote --db board.db --review-db private.db
+    """
+    from contextlib import nullcontext
+
+    from mt_eval.store import open_store
+    from mt_eval.store.sovereign import promote_reviewed
+
+    with open_store(db) as store, (open_store(review_db, must_exist=True) if review_db else nullcontext()) as private:
+        promoted = promote_reviewed(store, private)
+    out.print(f"{len(promoted)} sovereign card(s) now community-validated"
+              + "".join(f"\n  {h}" for h in promoted), highlight=False)

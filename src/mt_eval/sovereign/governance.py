@@ -278,14 +278,18 @@ class Governance:
                  if ev.get("kind") == "run" and ev.get("method") == method and ev.get("segment") in policy.segments]
         return sorted(t for t in times if t is not None and t > since)
 
-    def check_allowed(self, bundle_sha256: str, method: str) -> None:
-        """``UserError`` (one line, how to fix) when the bundle or method is revoked or the method's
-        gold-run budget is spent; nothing when a run may go ahead."""
+    def check_not_revoked(self, bundle_sha256: str, method: str) -> None:
+        """``UserError`` when the bundle or the method is revoked (no run, no publishing)."""
         revoked = self.revoked()
         for target, what in ((bundle_sha256, f"bundle {bundle_sha256[:12]}…"), (method, f"method {method!r}")):
             if target in revoked:
                 raise UserError(f"{what} was revoked ({revoked[target]}); no run, no publishing",
                                 hint="governance may lift it: mt-eval governance revoke --undo")
+
+    def check_allowed(self, bundle_sha256: str, method: str) -> None:
+        """``UserError`` (one line, how to fix) when the bundle or method is revoked or the method's
+        gold-run budget is spent; nothing when a run may go ahead."""
+        self.check_not_revoked(bundle_sha256, method)
         policy = self.policy()
         used = self.runs_in_window(method)
         if len(used) >= policy.gold_runs:

@@ -76,6 +76,9 @@ def read_for_publish(path: str | Path) -> PendingCard:
     missing = [k for k in CARD_KEYS if k not in data]
     if data.get("kind") not in (None, "mt") or missing:
         raise UserError(f"not a run card (no {', '.join(missing) or 'MT card kind'})", file=str(p))
+    if isinstance(data.get("sovereign"), Mapping):
+        raise UserError("a sovereign card cannot be re-scored from texts; publish it with its governance "
+                        "signature: mt-eval governance publish CARD --db …", file=str(p))
     card = migrate(data, file=str(p))
     checks = check_card_signatures(p, card.get("run_card_hash"))  # cheap: a forged signature is refused first
     for check in checks:
@@ -126,18 +129,18 @@ def _insert_new(store: Store, pending: Sequence[PendingCard], submitter: str | N
             found = session.scalar(select(Card.id).where(Card.run_card_hash == digest))
             if digest in seen or found is not None:
                 if found is not None:  # signed since it was published: its new signatures are kept
-                    _add_signatures(session, found, item.signatures)
+                    add_signatures(session, found, item.signatures)
                 results.append(PublishResult(item.path, digest, "already published", signed_by))
                 continue
             seen.add(digest)
             owner = submitter or next(iter(signed_by), None)
             row = insert_card(session, item.card, item.statistics, submitter=owner, published_at=now)
-            _add_signatures(session, row.id, item.signatures)
+            add_signatures(session, row.id, item.signatures)
             results.append(PublishResult(item.path, digest, "inserted", signed_by))
     return results
 
 
-def _add_signatures(session: Session, card_id: int, checks: Sequence[SignatureCheck]) -> None:
+def add_signatures(session: Session, card_id: int, checks: Sequence[SignatureCheck]) -> None:
     """Keep the card's valid signatures (``card_signatures``), each key once."""
     have = set(session.scalars(select(CardSignature.key_id).where(CardSignature.card_id == card_id)))
     session.add_all(CardSignature(card_id=card_id, key_id=c.signature.key_id, signer=c.signature.signer,
@@ -174,14 +177,17 @@ def available_metrics(card: Mapping[str, Any]) -> list[str]:
 def insert_card(
     session: Session,
     card: Mapping[str, Any],
-    statistics: bytes,
+    statistics: bytes | None,
     *,
     submitter: str | None = None,
     published_at: datetime | None = None,
     verification_tier: str = SELF_BENCHMARKED,
     entries: bool = True,
 ) -> Card:
-    """Insert one card (not verified here) with its metrics, entries and statistics bytes."""
+    """Insert one card (not verified here) with its metrics, entries and statistics bytes.
+
+    A sovereign card (``store/sovereign.py``) comes with neither: ``entries=False`` and ``statistics=None``
+    (its per-entry texts and statistics stay with the governance organisation)."""
     scores, ds = card["scores"], card["dataset"]
     cis = scores.get("confidence_intervals") or {}
     composite_ci = cis.get("composite") or {}
@@ -212,7 +218,8 @@ def insert_card(
         session.add_all(EntryResult(card_id=row.id, entry_id=int(r["entry_id"]), predicted=str(r.get("predicted", "")),
                                     error=r.get("error"), values=_entry_values(r))
                         for r in card["results"])  # fmt: skip
-    session.add(CardStatistics(card_id=row.id, sha256=sha256_bytes(statistics), data=statistics))
+    if statistics is not None:
+        session.add(CardStatistics(card_id=row.id, sha256=sha256_bytes(statistics), data=statistics))
     return row
 
 

@@ -1,0 +1,56 @@
+"""Text for the vault and governance commands: a vault's manifest, the audit log, the policy.
+
+Nothing here sees a secret: a vault is shown from its manifest (counts, recipients, hashes), the log
+from its events (which never hold texts or keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+
+def _segments(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{name} {n}" for name, n in counts.items()) or "none"
+
+
+def vault_lines(info: Mapping[str, Any]) -> list[str]:
+    """``vault inspect``: what a vault holds, without opening it."""
+    pub, sec = info["public"], info["secret"]
+    lines = [
+        f"vault {escape(info['path'])}: dataset {escape(str(info.get('dataset_id')))}, "
+        f"corpus sha256 {info['corpus_sha256']}",
+        *[f"{name}  {part['entries']} entries ({escape(_segments(part['segments']))}), {part['file']} sha256 "
+          f"{part['sha256']}" for name, part in (("public", pub), ("secret", sec))],
+        f"sealed {info.get('sealed_at')}" + (f", rotated {info['rotated_at']}" if info.get("rotated_at") else ""),
+        *[f"recipient {r}" for r in info["recipients"]],
+    ]
+    lines += ([f"[red]{escape(p)}[/red]" for p in info["problems"]] if info["problems"]
+              else ["files intact (sha256 as the manifest records)"])
+    return lines
+
+
+def audit_table(events: Sequence[Mapping[str, Any]]) -> Table:
+    """``governance audit``: one row per event, oldest first."""
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("#", "when (UTC)", "kind", "who", "method", "bundle", "segment", "status / reason", "hash"):
+        table.add_column(column, overflow="fold")
+    for ev in events:
+        bundle = str(ev.get("bundle_sha256") or ev.get("target") or "")
+        status = ev.get("status") or ev.get("reason") or ""
+        table.add_row(str(ev.get("seq")), str(ev.get("when", ""))[:19].replace("T", " "), escape(str(ev.get("kind"))),
+                      escape(str(ev.get("who") or "")), escape(str(ev.get("method") or "")), escape(bundle[:16]),
+                      escape(str(ev.get("segment") or "")), escape(str(status)), str(ev.get("hash", ""))[:12])
+    return table
+
+
+def policy_lines(policy: Any, revoked: Mapping[str, str]) -> list[str]:
+    """``governance policy``: the budget, the organisation, what is revoked."""
+    lines = [f"organisation: {escape(policy.organisation or '(not set: --organisation NAME)')}",
+             f"budget: {policy.gold_runs} gold runs per {policy.days} days per method, on "
+             f"{escape(', '.join(policy.segments))}"]  # fmt: skip
+    lines += [f"revoked: {escape(target)} ({escape(reason)})" for target, reason in revoked.items()]
+    return lines

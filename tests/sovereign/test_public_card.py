@@ -1,0 +1,238 @@
+"""Public sovereign cards: made from a real full card of the sealed gold segment, sealed, governance-signed,
+published to a real store (SQLite and PostgreSQL) with no entry rows, and every forgery refused.
+
+References: the full card's own scores (the public card must carry them unchanged), ``card_hash`` (the
+seal), the store's tables read directly, byte greps for every secret source and reference.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import vault_fixtures
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+from vault_fixtures import Custodian, all_text, secret_strings
+
+from mt_eval.cli import app
+from mt_eval.errors import UserError
+from mt_eval.runcard.seal import card_hash, seal
+from mt_eval.runcard.signing import check_card_signatures, new_key
+from mt_eval.sovereign.governance import Governance
+from mt_eval.sovereign.public_card import (
+    load_full_card,
+    public_card,
+    sign_public_card,
+    store_full_card,
+    write_public_card,
+)
+from mt_eval.store import open_store
+from mt_eval.store.keys import register_key, revoke_key
+from mt_eval.store.models import Card, CardStatistics, EntryResult
+from mt_eval.store.publish import CardRefused
+from mt_eval.store.sovereign import SOVEREIGN, publish_sovereign, verification_label
+
+sovereign_corpus, custodians, sealed = vault_fixtures.sovereign_corpus, vault_fixtures.custodians, vault_fixtures.sealed
+ORG = "Example Language Council"
+BLOCK = {"bundle_sha256": "ab" * 32, "sandbox": {"policy": "bwrap-1", "limits": {"cpu_seconds": 60}},
+         "egress": "none", "terms_version": "2026-11", "organisation": ORG}
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def full_card(sovereign_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A real card of the gold segment (``mt-eval score``): every fifth output drops its last word."""
+    tmp = tmp_path_factory.mktemp("full")
+    entries = json.loads(sovereign_corpus.read_text())["entries"]
+    with (tmp / "hyp.jsonl").open("w") as fh:
+        for i, e in enumerate(entries):
+            words = e["reference"].split()
+            predicted = " ".join(words[:-1] if i % 5 == 0 else words)
+            fh.write(json.dumps({"entry_id": e["id"], "predicted": predicted}) + "\n")
+    result = runner.invoke(app, ["score", "-c", str(sovereign_corpus), "--segment", "gold_standard", "-p",
+                                 str(tmp / "hyp.jsonl"), "--bootstrap", "100", "--system", "acme-mt", "--runs-dir",
+                                 str(tmp / "runs"), "-o", str(tmp / "full.json")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return dict(json.loads((tmp / "full.json").read_text()))
+
+
+@pytest.fixture(scope="module")
+def gov_key(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    key, _, _ = new_key(tmp_path_factory.mktemp("govkey") / "gov.key", signer=ORG)
+    return key
+
+
+@pytest.fixture
+def signed(full_card: dict[str, Any], gov_key: Path, tmp_path: Path) -> Path:
+    path, _ = write_public_card(public_card(full_card, BLOCK, gov_key), tmp_path / "public_card.json", gov_key)
+    return path
+
+
+def test_public_card_keeps_scores_and_drops_every_text(full_card: dict[str, Any], sovereign_corpus: Path,
+                                                       gov_key: Path) -> None:
+    card = public_card(full_card, BLOCK, gov_key)
+    assert card["run_card_hash"] == card_hash(card) != full_card["run_card_hash"]
+    assert card["results"] == [] and "statistics" not in card and "warnings" not in card
+    for metric in ("composite", "chrf_plus_plus", "bleu", "total", "evaluated", "errors", "quality_tier"):
+        assert card["scores"][metric] == full_card["scores"][metric]
+    assert card["scores"]["confidence_intervals"] == full_card["scores"]["confidence_intervals"]
+    small = {(b, g) for b, groups in full_card["scores"].items() if b.startswith("by_")
+             for g, v in groups.items() if v["total"] < 10}
+    assert ("by_register", "conversational") in small  # the reduction is exercised: 4 conversational entries
+    kept = {(b, g) for b, groups in card["scores"].items() if b.startswith("by_") for g in groups}
+    assert kept and not kept & small and all(card["scores"][b][g]["total"] >= 10 for b, g in kept)
+    block = card["sovereign"]
+    assert {k: block[k] for k in BLOCK} == BLOCK and block["full_run_card_hash"] == full_card["run_card_hash"]
+    assert len(block["governance_key_id"]) == 16
+    text = all_text(card)
+    secrets = secret_strings(sovereign_corpus)[: 2 * vault_fixtures.GOLD]
+    assert all(s in all_text(full_card) for s in secrets)  # the full card had them all
+    assert not [s for s in secrets if s in text]
+
+
+def test_public_card_refusals(full_card: dict[str, Any], gov_key: Path) -> None:
+    with pytest.raises(UserError, match="lacks terms_version, organisation"):
+        public_card(full_card, {k: v for k, v in BLOCK.items() if k not in ("terms_version", "organisation")})
+    with pytest.raises(UserError, match="bundle_sha256 is not 64"):
+        public_card(full_card, {**BLOCK, "bundle_sha256": "abc"})
+    edited = {**full_card, "condition": "edited"}
+    with pytest.raises(UserError, match="seal does not hold"):
+        public_card(edited, BLOCK)
+    # defence in depth: a source quoted anywhere the construction keeps (here the condition) is caught
+    source = full_card["results"][3]["source"]
+    leaky = seal({**full_card, "condition": f"note: {source[:20]}"})
+    with pytest.raises(UserError, match="field condition contains secret text"):
+        public_card(leaky, BLOCK)
+    with pytest.raises(UserError, match="not a sealed sovereign public card"):
+        sign_public_card(full_card, gov_key)
+
+
+def test_written_card_carries_a_valid_governance_signature(signed: Path, gov_key: Path) -> None:
+    card = json.loads(signed.read_text())
+    checks = check_card_signatures(signed, card["run_card_hash"])
+    assert [c.valid for c in checks] == [True]
+    assert checks[0].signature.key_id == card["sovereign"]["governance_key_id"]
+    assert checks[0].signature.signer == ORG
+
+
+def test_full_card_is_stored_encrypted_to_the_custodians(full_card: dict[str, Any], sealed: Path,
+                                                        custodians: list[Custodian], sovereign_corpus: Path,
+                                                        tmp_path: Path) -> None:
+    path = store_full_card(full_card, sealed, tmp_path / "gov")
+    assert path.parent == tmp_path / "gov" / "cards" and path.name.startswith(full_card["run_card_hash"])
+    blob = path.read_bytes()
+    assert not [s for s in secret_strings(sovereign_corpus) if s.encode() in blob]
+    assert load_full_card(tmp_path / "gov", full_card["run_card_hash"], custodians[0].key) == full_card
+    with pytest.raises(UserError, match="not a recipient of this card"):
+        load_full_card(tmp_path / "gov", full_card["run_card_hash"], custodians[1].key)
+
+
+def _register(db: str, key: Path, name: str = ORG) -> str:
+    from mt_eval.runcard.signing import read_public_key
+
+    with open_store(db) as store:
+        info, _ = register_key(store, read_public_key(key.with_suffix(".pub")), name)
+    return info.key_id
+
+
+def test_published_with_counts_only_as_sovereign_awaiting_review(signed: Path, gov_key: Path, db_url: str,
+                                                                 sovereign_corpus: Path) -> None:
+    with pytest.raises(CardRefused, match="is not registered in this store"), open_store(db_url) as store:
+        publish_sovereign(store, [signed])
+    _register(db_url, gov_key)
+    with open_store(db_url) as store:
+        (result,) = publish_sovereign(store, [signed])
+        assert result.status == "inserted" and result.signed_by == (ORG,)
+        assert publish_sovereign(store, [signed])[0].status == "already published"
+        with store.session() as session:
+            row = session.scalars(select(Card)).one()
+            assert (row.verification_tier, row.submitter) == (SOVEREIGN, ORG)
+            assert session.scalar(select(func.count()).select_from(EntryResult)) == 0
+            assert session.scalar(select(func.count()).select_from(CardStatistics)) == 0
+            stored = all_text(row.card)
+    assert verification_label(SOVEREIGN) == "sovereign — awaiting review"
+    assert not [s for s in secret_strings(sovereign_corpus) if s in stored]
+    board = runner.invoke(app, ["leaderboard", "--db", db_url, "--json"])
+    assert board.exit_code == 0, board.output
+    (listed,) = json.loads(board.stdout)
+    assert listed["verification_tier"] == SOVEREIGN and listed["submitter"] == ORG
+
+
+def _forge(signed: Path, how: str) -> Path:
+    card = json.loads(signed.read_text())
+    if how == "edited":  # a better score, seal left as it was
+        card["scores"]["composite"] = 0.99
+    elif how == "resealed":  # a better score, resealed: the governance signature no longer matches
+        card["scores"]["composite"] = 0.99
+        seal(card)
+        sig = json.loads(signed.with_name(signed.name + ".sig").read_text())
+        sig["run_card_hash"] = card["run_card_hash"]
+        signed.with_name(signed.name + ".sig").write_text(json.dumps(sig))
+    elif how == "with results":
+        card["results"] = [{"entry_id": 1, "source": "x"}]
+        seal(card)
+    elif how == "unsigned":
+        signed.with_name(signed.name + ".sig").unlink()
+    signed.write_text(json.dumps(card))
+    return signed
+
+
+@pytest.mark.parametrize("how, expected", [
+    ("edited", "seal does not hold"),
+    ("resealed", "signature by key .* is invalid"),
+    ("with results", "carries no entry results"),
+    ("unsigned", "needs the governance key's signature"),
+])
+def test_forged_cards_are_refused_with_exit_1(signed: Path, gov_key: Path, tmp_path: Path, how: str,
+                                              expected: str) -> None:
+    db = str(tmp_path / "board.db")
+    _register(db, gov_key)
+    result = runner.invoke(app, ["governance", "publish", str(_forge(signed, how)), "--db", db, "--governance",
+                                 str(tmp_path / "gov")])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert len(result.output.strip().splitlines()) == 1 and re.search(expected, result.output)
+
+
+def test_signer_must_be_the_named_organisation_and_an_active_key(full_card: dict[str, Any], gov_key: Path,
+                                                                 tmp_path: Path) -> None:
+    db = str(tmp_path / "board.db")
+    other, _, _ = new_key(tmp_path / "other.key", signer="Someone Else")
+    path, _ = write_public_card(public_card(full_card, BLOCK, other), tmp_path / "card.json", other)
+    _register(db, other, "Someone Else")
+    with open_store(db) as store, pytest.raises(CardRefused, match="names the organisation 'Example Language"):
+        publish_sovereign(store, [path])
+    kid = _register(db, gov_key)
+    named = public_card(full_card, BLOCK, gov_key)  # names the governance key, but signed by the other one
+    path2, _ = write_public_card(named, tmp_path / "card2.json", gov_key)
+    from mt_eval.runcard.signing import read_private_key, sign_card
+
+    path2.with_name(path2.name + ".sig").unlink()
+    sign_card(path2, named["run_card_hash"], read_private_key(other), "Someone Else")
+    with open_store(db) as store, pytest.raises(CardRefused, match="not signed by the governance key the card names"):
+        publish_sovereign(store, [path2])
+    with open_store(db) as store:
+        revoke_key(store, kid)
+    path3, _ = write_public_card(named, tmp_path / "card3.json", gov_key)
+    with open_store(db) as store, pytest.raises(CardRefused, match=f"key {kid} was revoked"):
+        publish_sovereign(store, [path3])
+
+
+def test_cli_publish_logs_and_respects_revocation(signed: Path, gov_key: Path, tmp_path: Path) -> None:
+    db, gov = str(tmp_path / "board.db"), tmp_path / "gov"
+    _register(db, gov_key)
+    plain = runner.invoke(app, ["publish", str(signed), "--db", db])  # the ordinary path says where to go
+    assert plain.exit_code == 2 and "mt-eval governance publish" in plain.output
+    Governance(gov).revoke(BLOCK["bundle_sha256"], "consent withdrawn")
+    refused = runner.invoke(app, ["governance", "publish", str(signed), "--db", db, "--governance", str(gov)])
+    assert refused.exit_code == 2 and "was revoked (consent withdrawn)" in refused.output
+    Governance(gov).reinstate(BLOCK["bundle_sha256"], "consent given again")
+    ok = runner.invoke(app, ["governance", "publish", str(signed), "--db", db, "--governance", str(gov)])
+    assert ok.exit_code == 0 and "inserted" in ok.output, ok.output
+    event = Governance(gov).events()[-1]
+    assert event["kind"] == "publish" and event["run_card_hash"] == json.loads(signed.read_text())["run_card_hash"]
+    audit = runner.invoke(app, ["governance", "audit", "--governance", str(gov)])
+    assert audit.exit_code == 0 and "chain intact: 3 events" in audit.output
