@@ -171,3 +171,30 @@ def test_two_run_agreement_is_two_percent(cards: dict[str, Path]) -> None:
     assert len(agree({"chrf_plus_plus": 0.0}, {"chrf_plus_plus": 2.1}, scales)) == 1
     assert agree({"comet_score": None}, {"comet_score": None}) == []
     assert agree({"bleu": 30.0}, {"bleu": None}) == ["bleu: 30.0 in the first run, None in the second"]
+
+
+def test_cli_audit_revoke_policy(tmp_path: Path) -> None:
+    from typer.testing import CliRunner, Result
+
+    from mt_eval.cli import app
+
+    runner, gov_dir = CliRunner(), tmp_path / "gov"
+
+    def cli(*args: str) -> Result:
+        return runner.invoke(app, [*args, "--governance", str(gov_dir)])
+
+    set_policy = cli("governance", "policy", "--gold-runs", "2", "--organisation", "Example Council")
+    assert set_policy.exit_code == 0 and "budget: 2 gold runs per 30 days" in set_policy.output
+    revoked = cli("governance", "revoke", "acme-mt", "--reason", "consent withdrawn", "--who", "board")
+    assert revoked.exit_code == 0 and "revoked acme-mt" in revoked.output
+    assert "revoked: acme-mt (consent withdrawn)" in cli("governance", "policy").output
+    audit = cli("governance", "audit")
+    assert audit.exit_code == 0 and "chain intact: 2 events" in audit.output
+    lines = cli("governance", "audit", "--json").output.splitlines()
+    assert [json.loads(x)["kind"] for x in lines] == ["policy", "revoke"]
+    log = gov_dir / "audit.jsonl"
+    log.write_bytes(log.read_bytes().replace(b"consent withdrawn", b"no reason"))
+    broken = cli("governance", "audit")
+    assert broken.exit_code == 1 and "audit log broken" in broken.output
+    undo = cli("governance", "revoke", "acme-mt", "--reason", "x", "--undo")
+    assert undo.exit_code == 2 and "fails verification" in undo.output

@@ -38,7 +38,8 @@ from mt_eval.store.sovereign import SOVEREIGN, publish_sovereign, verification_l
 
 sovereign_corpus, custodians, sealed = vault_fixtures.sovereign_corpus, vault_fixtures.custodians, vault_fixtures.sealed
 ORG = "Example Language Council"
-BLOCK = {"bundle_sha256": "ab" * 32, "sandbox": {"policy": "bwrap-1", "limits": {"cpu_seconds": 60}},
+BUNDLE = "ab" * 32
+BLOCK: dict[str, Any] = {"bundle_sha256": BUNDLE, "sandbox": {"policy": "bwrap-1", "limits": {"cpu_seconds": 60}},
          "egress": "none", "terms_version": "2026-11", "organisation": ORG}
 runner = CliRunner()
 
@@ -226,10 +227,10 @@ def test_cli_publish_logs_and_respects_revocation(signed: Path, gov_key: Path, t
     _register(db, gov_key)
     plain = runner.invoke(app, ["publish", str(signed), "--db", db])  # the ordinary path says where to go
     assert plain.exit_code == 2 and "mt-eval governance publish" in plain.output
-    Governance(gov).revoke(BLOCK["bundle_sha256"], "consent withdrawn")
+    Governance(gov).revoke(BUNDLE, "consent withdrawn")
     refused = runner.invoke(app, ["governance", "publish", str(signed), "--db", db, "--governance", str(gov)])
     assert refused.exit_code == 2 and "was revoked (consent withdrawn)" in refused.output
-    Governance(gov).reinstate(BLOCK["bundle_sha256"], "consent given again")
+    Governance(gov).reinstate(BUNDLE, "consent given again")
     ok = runner.invoke(app, ["governance", "publish", str(signed), "--db", db, "--governance", str(gov)])
     assert ok.exit_code == 0 and "inserted" in ok.output, ok.output
     event = Governance(gov).events()[-1]

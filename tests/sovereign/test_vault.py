@@ -181,3 +181,38 @@ def test_seal_refusals(sovereign_corpus: Path, custodians: list[Custodian], tmp_
         vault.seal(example, ["development", "diagnostic"], [rec], tmp_path / "c")
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
     assert os.listdir(tmp_path / "busy") == ["x"]
+
+
+def test_cli_keygen_seal_inspect_rotate(sovereign_corpus: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+
+    runner = CliRunner()
+    made = runner.invoke(app, ["vault", "keygen", "--out", str(tmp_path / "a.key")])
+    assert made.exit_code == 0, made.output
+    recipient = made.stdout.strip().splitlines()[-1]  # the contract: the recipient is the last line
+    assert recipient.startswith("age1") and recipient in (tmp_path / "a.key").read_text()
+    again = runner.invoke(app, ["vault", "keygen", "--out", str(tmp_path / "a.key")])
+    assert again.exit_code == 2 and len(again.output.strip().splitlines()) == 1
+    new = runner.invoke(app, ["vault", "keygen", "--out", str(tmp_path / "b.key")]).stdout.strip().splitlines()[-1]
+    out = tmp_path / "v"
+    sealed_cli = runner.invoke(app, ["vault", "seal", str(sovereign_corpus), "--segments", "gold_standard,held_out",
+                                     "--recipient", recipient, "--out", str(out)])  # fmt: skip
+    assert sealed_cli.exit_code == 0 and "sealed 70 secret entries to 1 recipient(s)" in sealed_cli.output
+    shown = runner.invoke(app, ["vault", "inspect", str(out), "--json"])
+    info = json.loads(shown.stdout)
+    assert shown.exit_code == 0 and info["intact"] and info["secret"]["segments"] == {"gold_standard": 50,
+                                                                                      "held_out": 20}
+    text = runner.invoke(app, ["vault", "inspect", str(out)]).stdout
+    assert recipient in text and "files intact" in text
+    assert not [s for s in secret_strings(sovereign_corpus) if s in text + shown.stdout]
+    rotated = runner.invoke(app, ["vault", "rotate", str(out), "--identity", str(tmp_path / "a.key"),
+                                  "--recipient", new])  # fmt: skip
+    assert rotated.exit_code == 0, rotated.output
+    assert len(vault.open_vault(out, tmp_path / "b.key").entries) == 200
+    (out / "public.json").write_text((out / "public.json").read_text() + " ")
+    broken = runner.invoke(app, ["vault", "inspect", str(out)])
+    assert broken.exit_code == 1 and "public.json: tampered or damaged" in broken.output
+    wrong = runner.invoke(app, ["vault", "rotate", str(out), "--identity", str(tmp_path / "a.key"), "-r", new])
+    assert wrong.exit_code == 2 and len(wrong.output.strip().splitlines()) == 1
