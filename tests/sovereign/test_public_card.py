@@ -45,8 +45,9 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def full_card(sovereign_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """A real card of the gold segment (``mt-eval score``): every fifth output drops its last word."""
+def full_card_path(sovereign_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real card of the gold segment (``mt-eval score``, with its statistics sidecar): every fifth
+    output drops its last word."""
     tmp = tmp_path_factory.mktemp("full")
     entries = json.loads(sovereign_corpus.read_text())["entries"]
     with (tmp / "hyp.jsonl").open("w") as fh:
@@ -58,7 +59,12 @@ def full_card(sovereign_corpus: Path, tmp_path_factory: pytest.TempPathFactory) 
                                  str(tmp / "hyp.jsonl"), "--bootstrap", "100", "--system", "acme-mt", "--runs-dir",
                                  str(tmp / "runs"), "-o", str(tmp / "full.json")])  # fmt: skip
     assert result.exit_code == 0, result.output
-    return dict(json.loads((tmp / "full.json").read_text()))
+    return tmp / "full.json"
+
+
+@pytest.fixture(scope="module")
+def full_card(full_card_path: Path) -> dict[str, Any]:
+    return dict(json.loads(full_card_path.read_text()))
 
 
 @pytest.fixture(scope="module")
@@ -237,3 +243,29 @@ def test_cli_publish_logs_and_respects_revocation(signed: Path, gov_key: Path, t
     assert event["kind"] == "publish" and event["run_card_hash"] == json.loads(signed.read_text())["run_card_hash"]
     audit = runner.invoke(app, ["governance", "audit", "--governance", str(gov)])
     assert audit.exit_code == 0 and "chain intact: 3 events" in audit.output
+
+
+def test_review_of_the_full_card_in_the_private_store_promotes_the_public_one(
+        full_card_path: Path, signed: Path, gov_key: Path, tmp_path: Path) -> None:
+    from review.review_helpers import review  # the review tests' simulated reviewers (tests/review)
+
+    public_db, private_db = str(tmp_path / "board.db"), str(tmp_path / "private.db")
+    _register(public_db, gov_key)
+    assert runner.invoke(app, ["governance", "publish", str(signed), "--db", public_db, "--governance",
+                               str(tmp_path / "gov")]).exit_code == 0  # fmt: skip
+    # the organisation publishes the full card (texts and all) in its own store and has it reviewed there
+    assert runner.invoke(app, ["publish", str(full_card_path), "--db", private_db]).exit_code == 0
+    promote = ["governance", "promote", "--db", public_db, "--review-db", private_db]
+    assert "0 sovereign card(s) now community-validated" in runner.invoke(app, promote).output
+    full_hash = json.loads(full_card_path.read_text())["run_card_hash"]
+    created = runner.invoke(app, ["review", "create", "--db", private_db, "--card", full_hash, "--size", "40",
+                                  "--seed", "4", "--name", "gold"])  # fmt: skip
+    assert created.exit_code == 0, created.output
+    for seed, name in enumerate(("ana", "ben", "cem")):
+        imported = runner.invoke(app, ["review", "import", str(review(private_db, "gold", name, "attentive", seed,
+                                                                        tmp_path)), "--db", private_db])
+        assert imported.exit_code == 0, imported.output
+    done = runner.invoke(app, promote)
+    assert done.exit_code == 0 and "1 sovereign card(s) now community-validated" in done.output, done.output
+    with open_store(public_db) as store, store.session() as session:
+        assert session.scalars(select(Card.verification_tier)).one() == "community-validated"
