@@ -269,3 +269,23 @@ def test_review_of_the_full_card_in_the_private_store_promotes_the_public_one(
     assert done.exit_code == 0 and "1 sovereign card(s) now community-validated" in done.output, done.output
     with open_store(public_db) as store, store.session() as session:
         assert session.scalars(select(Card.verification_tier)).one() == "community-validated"
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError, reason="store/ranking.py pairs every ranked card with its stored "
+                   "statistics; sovereign cards have none (per-entry statistics would leak per-entry scores). "
+                   "The lead applies the patch proposed in the part-A report (set them apart), then drops this mark")
+def test_two_sovereign_cards_on_one_dataset_do_not_break_the_leaderboard(full_card: dict[str, Any], gov_key: Path,
+                                                                         tmp_path: Path) -> None:
+    from mt_eval.store.query import query_rows
+    from mt_eval.store.ranking import rank
+
+    db = str(tmp_path / "board.db")
+    _register(db, gov_key)
+    paths = [write_public_card(public_card(full_card, {**BLOCK, "bundle_sha256": f"{i:02d}" * 32}, gov_key),
+                               tmp_path / f"c{i}.json", gov_key)[0] for i in range(2)]  # fmt: skip
+    with open_store(db) as store:
+        publish_sovereign(store, paths)
+        with store.session() as session:
+            (board,) = rank(session, query_rows(session))
+    assert {r.run_card_hash for r in board.rows + board.unranked} == {json.loads(p.read_text())["run_card_hash"]
+                                                                      for p in paths}
