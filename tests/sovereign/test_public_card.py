@@ -114,6 +114,9 @@ def test_public_card_refusals(full_card: dict[str, Any], gov_key: Path) -> None:
     leaky = seal({**full_card, "condition": f"note: {source[:20]}"})
     with pytest.raises(UserError, match="field condition contains secret text"):
         public_card(leaky, BLOCK)
+    three = " ".join(full_card["results"][0]["reference"].split()[1:4]).upper()  # 3 tokens, case folded
+    with pytest.raises(UserError, match=r"field method\.name contains secret text"):
+        public_card(seal({**full_card, "method": {**full_card["method"], "name": three}}), BLOCK)
     with pytest.raises(UserError, match="not a sealed sovereign public card"):
         sign_public_card(full_card, gov_key)
 

@@ -15,9 +15,11 @@ with, by construction:
 
 It is then sealed (``run_card_hash`` over the public card itself) and signed with the governance key
 (a detached ``.sig``, as ``mt-eval sign`` does). A final check refuses any public card in which a
-string shares 12 characters with a source or reference of the full card (defence in depth: the
-construction above already leaves none). The full card is kept encrypted to the vault's custodians
-in the governance directory (``store_full_card``).
+string shares a secret n-gram with a source or reference of the full card (defence in depth: the
+construction above already leaves none); it is the release check of ``RESULT.json``
+(``release.SecretIndex``: 3 tokens or 12 characters, case and spacing folded), applied field by
+field. The full card is kept encrypted to the vault's custodians in the governance directory
+(``store_full_card``).
 """
 
 from __future__ import annotations
@@ -42,10 +44,9 @@ from mt_eval.runcard.signing import (
     sign_card,
     write_atomic,
 )
+from mt_eval.sovereign.release import MIN_GROUP, NGRAM_CHARS, NGRAM_TOKENS, SecretIndex
 from mt_eval.sovereign.vault import parse_recipient, read_identities, read_manifest
 
-MIN_GROUP = 10
-WINDOW = 12  # characters shared with a secret text that count as a leak (the issue's threshold)
 REQUIRED = ("bundle_sha256", "sandbox", "egress", "terms_version", "organisation")
 DROPPED = ("warnings", "statistics")
 CARDS_DIR = "cards"
@@ -83,15 +84,10 @@ def secret_texts(full_card: Mapping[str, Any]) -> list[str]:
     return texts
 
 
-def leaked(card: Mapping[str, Any], secrets: list[str]) -> str | None:
-    """The first field of ``card`` sharing ``WINDOW`` characters with a secret text, else ``None``."""
-    windows = {t[i:i + WINDOW] for t in secrets for i in range(max(0, len(t) - WINDOW + 1))}
-    windows |= {t for t in secrets if len(t) < WINDOW}  # a short secret entry counts whole
-    short = {t for t in windows if len(t) < WINDOW}
-    for path, text in _strings(card):
-        if text in short or any(text[i:i + WINDOW] in windows for i in range(len(text) - WINDOW + 1)):
-            return path.lstrip(".")
-    return None
+def leaking_field(card: Mapping[str, Any], secrets: SecretIndex) -> str | None:
+    """The first field of ``card`` holding a secret n-gram (the release check, ``release.SecretIndex``,
+    applied to each string alone), else ``None``."""
+    return next((path.lstrip(".") for path, text in _strings(card) if secrets.leaks(text)), None)
 
 
 def public_card(full_card: Mapping[str, Any], sovereign: Mapping[str, Any],
@@ -118,10 +114,10 @@ def public_card(full_card: Mapping[str, Any], sovereign: Mapping[str, Any],
         public = public_of(_private(key))
         block |= {"governance_key_id": public.key_id, "governance_public_key": public.b64}
     card["sovereign"] = block
-    where = leaked(card, secret_texts(full_card))
-    if where is not None:
-        raise UserError(f"refused: the public card's field {where} contains secret text (12+ characters of a "
-                        "source or reference)")
+    where = leaking_field(card, SecretIndex(secret_texts(full_card)))
+    if where is not None:  # the field is named, never the text
+        raise UserError(f"refused: the public card's field {where} contains secret text (≥ {NGRAM_TOKENS} tokens "
+                        f"or ≥ {NGRAM_CHARS} characters of a source or reference)")
     return seal(card)
 
 
