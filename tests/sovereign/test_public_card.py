@@ -292,3 +292,37 @@ def test_two_sovereign_cards_on_one_dataset_do_not_break_the_leaderboard(full_ca
             (board,) = rank(session, query_rows(session))
     assert {r.run_card_hash for r in board.rows + board.unranked} == {json.loads(p.read_text())["run_card_hash"]
                                                                       for p in paths}
+
+
+def test_no_key_reaches_any_file_or_output(sovereign_corpus: Path, custodians: list[Custodian],
+                                           full_card: dict[str, Any], tmp_path: Path) -> None:
+    """Seal, rotate, log, store the full card, write, sign and publish the public card, show the vault
+    and the log: neither custodian's identity nor the governance private key is in any of it."""
+    from mt_eval.sovereign.vault import rotate
+    from mt_eval.sovereign.vault import seal as seal_vault
+
+    alice, bob = custodians
+    (tmp_path / "keys").mkdir()
+    key, _, _ = new_key(tmp_path / "keys" / "gov.key", ORG)
+    work = tmp_path / "work"
+    seal_vault(sovereign_corpus, ["gold_standard", "held_out"], [alice.recipient], work / "vault")
+    rotate(work / "vault", alice.key, [bob.recipient, alice.recipient])
+    gov = Governance(work / "gov")
+    gov.record({"kind": "run", "who": "dev", "bundle_sha256": BUNDLE, "method": "acme-mt", "segment": "gold_standard",
+                "status": "ok"})  # fmt: skip
+    store_full_card(full_card, work / "vault", work / "gov")
+    card, _ = write_public_card(public_card(full_card, BLOCK, key), work / "public.json", key)
+    db = str(work / "board.db")
+    _register(db, key)
+    outputs = [runner.invoke(app, args).output for args in (
+        ["governance", "publish", str(card), "--db", db, "--governance", str(work / "gov")],
+        ["governance", "audit", "--governance", str(work / "gov"), "--json"],
+        ["vault", "inspect", str(work / "vault"), "--json"],
+        ["leaderboard", "--db", db, "--json"])]  # fmt: skip
+    pem = [ln for ln in key.read_text().splitlines() if "-----" not in ln]
+    needles = [alice.secret().encode(), bob.secret().encode(), *(ln.encode() for ln in pem)]
+    blobs = [p.read_bytes() for p in vault_fixtures.files_under(work)] + [o.encode() for o in outputs]
+    assert len(blobs) >= 10 and "inserted" in outputs[0]
+    keys = alice.key.read_bytes() + bob.key.read_bytes() + key.read_bytes()
+    assert all(n in keys for n in needles)  # the needles are the real secrets: the grep can find them
+    assert not [n for n in needles for b in blobs if n in b]
