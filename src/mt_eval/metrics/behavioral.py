@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -19,9 +20,10 @@ import numpy as np
 
 from mt_eval.analyzers.registry import analyser_for
 from mt_eval.errors import UserError
+from mt_eval.languages import langid
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import Word, word_scripts
-from mt_eval.metrics.base import Level, MetricBase, MetricContext
+from mt_eval.metrics.base import CURRENT, Level, MetricBase, MetricContext
 from mt_eval.metrics.rates import RateMetric, RatioMetric
 
 # --- equivalent match -------------------------------------------------------------------------
@@ -79,20 +81,66 @@ class CodeSwitching(RatioMetric):
 
     Where the scripts differ, a word is source-language when its letters are in a source script
     and in none of the target's. Where they overlap, it is a word of the source card's word list
-    (e.g. Debian's wamerican) that the target analyser rejects; without a target analyser or a
-    word list the two languages cannot be told apart, and the value is null.
+    (e.g. Debian's wamerican) that the target analyser rejects. Without a target analyser or a word
+    list those rules cannot tell the two languages apart; there, when lingua is installed and knows
+    both languages (``languages.langid``), a word is source-language when lingua puts it in a span
+    of the source language (signature ``langid:lingua-VERSION``); otherwise the value is null.
+    Where the rules apply they stay: on clean translations they flag far less (docs/language-id.md).
+    A card is rescored with the backend its signature names (none: the rules), so old cards verify.
     """
 
     id = "code_switching_rate"
     higher_is_better = False
     cost = 0.3
     shares_analyses = True
+    lingua = False  # set by ``prepare``: this run's pair is scored by lingua
+
+    @staticmethod
+    def rules_apply(target: LanguageCard, source: LanguageCard) -> bool:
+        """The pair's cards declare what the rules need (different scripts, or a target analyser and a source
+        word list). Declared, not installed: a run that skips the analyser or lacks the word list stays null
+        (with its install hint) instead of switching method, so one language pair is always measured one way."""
+        if not set(source.scripts) & set(target.scripts):
+            return True
+        return bool((target.analyser or target.analyser_skipped) and source.source_wordlist)
+
+    def prepare(self, ctx: MetricContext) -> None:
+        self.bind(ctx.target)
+        recorded = ctx.recorded_signature(self.id)
+        if recorded == CURRENT:
+            self.lingua = (bool(ctx.source.scripts) and not self.rules_apply(ctx.target, ctx.source)
+                           and langid.supports(ctx.source.code, ctx.target.code))
+        else:
+            self.lingua = bool(recorded and recorded.startswith("langid:lingua"))
+            if self.lingua:
+                langid.require()  # rescoring a lingua-scored card needs lingua: one line, never the rules' null
+
+    def signature(self, target: LanguageCard) -> str | None:
+        return langid.signature() if self.lingua else None
+
+    @staticmethod
+    def _lingua_count(text: str, words: Sequence[Word], ctx: MetricContext) -> int:
+        """Words of ``text`` inside spans lingua assigns to the source language, names, acronyms and single
+        letters excepted as in the rules (decisions §15)."""
+        source, target = ctx.source, ctx.target
+        in_spans = Counter(w.text for a, b, code in langid.spans(text, (source.code, target.code))
+                           if code == source.code for w in ctx.cache.words(text[a:b], target))
+        count = 0
+        for w in words:
+            if in_spans[w.text] > 0 and _common_word(w.text, w.sentence_initial):
+                in_spans[w.text] -= 1
+                count += 1
+        return count
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         target, source = ctx.target, ctx.source
         if not source.scripts:  # an undetermined source language (``score`` without a source): null
             return np.zeros((len(hypotheses), 2))
         tokenised = [ctx.cache.words(h, target) for h in hypotheses]
+        if self.lingua:
+            rows = [(float(self._lingua_count(h, ws, ctx)), float(len(ws))) for h, ws in zip(hypotheses, tokenised,
+                                                                                            strict=True)]
+            return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), 2)
         if not set(source.scripts) & set(target.scripts):
             source_only, target_scripts = set(source.scripts) - set(target.scripts), set(target.scripts)
 

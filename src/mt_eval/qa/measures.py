@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mt_eval.errors import UserError
+from mt_eval.languages import langid
 from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.rates import RatioMetric
 from mt_eval.qa.data import GoldItem
@@ -49,6 +51,19 @@ class QASamples:
     items: tuple[GoldItem, ...]
     langs: tuple[str, ...]
     rlc_threshold: float = DEFAULT_RLC_THRESHOLD
+    # "script" (spec §3) or "lingua": an answer of 8 words or more that lingua assigns to another language of
+    # the same script scores 0 (docs/language-id.md)
+    langid: str = langid.SCRIPT
+
+    def rlc(self, answer: str, index: int) -> float:
+        lang = self.langs[index]
+        value = compute_rlc(answer, lang)
+        if self.langid == langid.SCRIPT:
+            return value
+        if self.langid != langid.LINGUA:
+            raise UserError(f"language identification {self.langid!r}: choose {', '.join(langid.BACKENDS)}")
+        langid.require()
+        return value * (1.0 - langid.other_language_share(answer, lang))
 
 
 class QAMetric(RatioMetric):
@@ -92,7 +107,7 @@ class RLC(QAMetric):
     id = "rlc"
 
     def value(self, answer: str, index: int) -> float:
-        return compute_rlc(answer, self.samples.langs[index])
+        return self.samples.rlc(answer, index)
 
 
 class RLCOk(QAMetric):
@@ -101,7 +116,7 @@ class RLCOk(QAMetric):
     id = "rlc_ok"
 
     def value(self, answer: str, index: int) -> float:
-        return 1.0 if compute_rlc(answer, self.samples.langs[index]) >= self.samples.rlc_threshold else 0.0
+        return 1.0 if self.samples.rlc(answer, index) >= self.samples.rlc_threshold else 0.0
 
 
 class Recorded(RatioMetric):
