@@ -159,6 +159,9 @@ class JudgeMetric(RatioMetric):
         self.retry = retry
         self.base_url = base_url or spec.base_url
         self.counts = JudgeCounts()
+        # the judge's one-sentence reason per (source, output, reference): its reasoning trace, for a person to
+        # check that the scores measure what the criterion says (AutoMetrics §3.2, content validity)
+        self.explanations: dict[tuple[str, str, str], str] = {}
 
     def signature(self, target: Any) -> str | None:
         return (f"{JUDGE_VERSION}|kind:{self.spec.kind}|model:{self.spec.model}|temperature:0"
@@ -174,6 +177,8 @@ class JudgeMetric(RatioMetric):
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         stats = np.zeros((len(hypotheses), 3))
+        if not ctx.has_source:  # scored from references and outputs alone: the judge reads the source, so null
+            return stats
         items: dict[tuple[str, str, str], list[int]] = {}
         for i, (hyp, entry) in enumerate(zip(hypotheses, ctx.entries, strict=True)):
             if not hyp.strip():
@@ -200,6 +205,7 @@ class JudgeMetric(RatioMetric):
 
     async def _one(self, client: OpenAICompatClient, cache: ResponseCache | None, item: tuple[str, str, str],
                    ctx: MetricContext) -> int | None:
+        """One judgment: from the cache, else asked; None when the answer is unreadable (counted)."""
         request = self.request(*item, ctx)
         key = cache_key(kind=JUDGE_VERSION, base_url=client.endpoint.base_url, model=request.model,
                         messages=list(request.messages), temperature=request.temperature,
@@ -213,7 +219,7 @@ class JudgeMetric(RatioMetric):
             self.counts.sent += 1
             content = response.content
         try:
-            score, _ = parse_score(content)
+            score, self.explanations[item] = parse_score(content)
         except JudgeAnswerError as exc:
             self.counts.malformed += 1
             if len(self.counts.errors) < 5:
