@@ -326,3 +326,61 @@ def test_no_key_reaches_any_file_or_output(sovereign_corpus: Path, custodians: l
     keys = alice.key.read_bytes() + bob.key.read_bytes() + key.read_bytes()
     assert all(n in keys for n in needles)  # the needles are the real secrets: the grep can find them
     assert not [n for n in needles for b in blobs if n in b]
+
+
+def _run_card(corpus: Path, folder: Path, name: str, offset: int | None) -> dict[str, Any]:
+    """A full card as the sandbox runner stores it: a real card of the gold segment (``mt-eval score``;
+    the last word dropped from outputs ``i % 5 == offset``, or half of each output when None) whose
+    ``method.config`` records the bundle, sandbox, egress and terms, as the runner's cards do."""
+    entries = json.loads(corpus.read_text())["entries"]
+    hyp = folder / f"{name}.jsonl"
+    with hyp.open("w") as fh:
+        for i, e in enumerate(entries):
+            words = e["reference"].split()
+            kept = words[: max(1, len(words) // 2)] if offset is None else words[:-1] if i % 5 == offset else words
+            fh.write(json.dumps({"entry_id": e["id"], "predicted": " ".join(kept)}) + "\n")
+    result = runner.invoke(app, ["score", "-c", str(corpus), "--segment", "gold_standard", "-p", str(hyp),
+                                 "--bootstrap", "0", "--system", "acme-mt", "--runs-dir", str(folder / "runs"),
+                                 "-o", str(folder / f"{name}.json")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    card = json.loads((folder / f"{name}.json").read_text())
+    card["method"]["config"] = {k: BLOCK[k] for k in ("bundle_sha256", "sandbox", "egress", "terms_version")}
+    return seal(card)
+
+
+def test_governance_card_needs_two_agreeing_runs(sovereign_corpus: Path, sealed: Path, custodians: list[Custodian],
+                                                  gov_key: Path, tmp_path: Path) -> None:
+    gov_dir = tmp_path / "gov"
+    runs = {name: _run_card(sovereign_corpus, tmp_path, name, offset)
+            for name, offset in (("first", 0), ("again", 1), ("half", None))}  # fmt: skip
+    gov = Governance(gov_dir)
+    gov.set_policy(organisation=ORG)
+    audit = {}
+    for name, card in runs.items():
+        store_full_card(card, sealed, gov_dir)
+        audit[name] = gov.record({"kind": "run", "bundle_sha256": BUNDLE, "method": "acme-mt",
+                                  "segment": "gold_standard", "status": "ok", "run_card_hash": card["run_card_hash"]})
+    h = {name: card["run_card_hash"] for name, card in runs.items()}
+    a, b = runs["first"]["scores"]["composite"], runs["again"]["scores"]["composite"]
+    assert a != b and abs(a - b) <= 0.02 * a  # two runs that differ, within the band
+    base = ["governance", "card", "--identity", str(custodians[0].key), "--key", str(gov_key),
+            "--governance", str(gov_dir)]  # fmt: skip
+    out = tmp_path / "public.json"
+    made = runner.invoke(app, [*base, h["first"][:10], h["again"][:10], "--out", str(out)])
+    assert made.exit_code == 0, made.output
+    card = json.loads(out.read_text())
+    block = card["sovereign"]
+    assert block["bundle_sha256"] == BUNDLE and block["organisation"] == ORG and block["audit_line_sha256"] == \
+        audit["first"] and block["agreement"]["second_run_card_hash"] == h["again"]
+    assert card["scores"]["composite"] == a and card["results"] == []
+    assert [c.valid for c in check_card_signatures(out, card["run_card_hash"])] == [True]
+    far = runner.invoke(app, [*base, h["first"], h["half"], "--out", str(tmp_path / "x.json")])
+    assert far.exit_code == 2 and "disagree beyond ±2 %" in far.output and "composite" in far.output
+    same = runner.invoke(app, [*base, h["first"], h["first"][:12], "--out", str(tmp_path / "x.json")])
+    assert same.exit_code == 2 and "two different runs" in same.output
+    wrong = runner.invoke(app, [*base, "--identity", str(custodians[1].key), h["first"], h["again"]])
+    assert wrong.exit_code == 2 and "not a recipient of this card" in wrong.output
+    gov.revoke("acme-mt", "consent withdrawn")
+    revoked = runner.invoke(app, [*base, h["first"], h["again"], "--out", str(tmp_path / "x.json")])
+    assert revoked.exit_code == 2 and "was revoked (consent withdrawn)" in revoked.output
+    assert not (tmp_path / "x.json").exists()

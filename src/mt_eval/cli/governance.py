@@ -101,6 +101,34 @@ def policy(
         out.print(line, highlight=False)
 
 
+@governance_app.command("card")
+def card(
+    first: Annotated[str, typer.Argument(help="The run to publish: its full card's run_card_hash (or 8+ digits).")],
+    second: Annotated[str, typer.Argument(help="The second run of the same bundle (§9.2 agreement).")],
+    identity: Annotated[Path, opt("A vault custodian's identity (opens the stored full cards).", "--identity", "-i")],
+    key: Annotated[Path, opt("The governance signing key (mt-eval keys new).", "--key", "-k")],
+    out_file: Annotated[Path, opt("The public card to write (its signature goes beside it: .sig).",
+                                  "--out", "-o")] = Path("public_card.json"),
+    governance: GovernanceOpt = Path("governance"),
+) -> None:
+    """Make the public card of a gold run: no texts, breakdowns of 10+ entries, sealed and signed.
+
+    Refused unless a second run of the same bundle agrees within ±2 % on the composite and every
+    weighted metric (Benchmark Spec §9.2), and neither the bundle nor the method is revoked. The
+    full cards (texts and all) stay encrypted in the governance folder.
+
+    Example: mt-eval governance card 3f2a9c1d 8b7e6a5f --identity custodian.key --key gov.key -o public_card.json
+    """
+    from mt_eval.runcard.signing import read_private_key
+    from mt_eval.sovereign.public_card import agreed_public_card, write_public_card
+
+    private = read_private_key(key)
+    public = agreed_public_card(governance, identity, first, second, private)
+    path, sig = write_public_card(public, out_file, key)
+    out.print(f"wrote {escape(str(path))} ({public['run_card_hash'][:12]}, composite "
+              f"{public['scores'].get('composite')}) and its governance signature {escape(str(sig))}", highlight=False)
+
+
 @governance_app.command("publish")
 def publish(
     cards: Annotated[list[Path], typer.Argument(help="Public sovereign cards (each with its governance .sig).")],

@@ -321,6 +321,14 @@ def card_scales(card: Mapping[str, Any]) -> dict[str, float]:
     return {"composite": 1.0, **scales}
 
 
+def agreement_metrics(card: Mapping[str, Any]) -> list[str]:
+    """What §9.2 compares between two runs: the composite and every metric weighted in it (as
+    ``reproduce`` does); counts and timings are not a method's quality and may differ."""
+    weighted = [m for m, info in (card.get("metrics") or {}).items()
+                if isinstance(info, Mapping) and (_finite(info.get("weight")) or 0.0) > 0]
+    return ["composite", *sorted(weighted)]
+
+
 def agree(first: Mapping[str, float | None], second: Mapping[str, float | None],
           scales: Mapping[str, float] | None = None) -> list[str]:
     """The §9.2 check of two runs of one submission: each metric of either within ±2 % of the first run

@@ -44,10 +44,12 @@ from mt_eval.runcard.signing import (
     sign_card,
     write_atomic,
 )
+from mt_eval.sovereign.governance import Governance, agree, agreement_metrics, card_scales
 from mt_eval.sovereign.release import MIN_GROUP, NGRAM_CHARS, NGRAM_TOKENS, SecretIndex
 from mt_eval.sovereign.vault import parse_recipient, read_identities, read_manifest
 
 REQUIRED = ("bundle_sha256", "sandbox", "egress", "terms_version", "organisation")
+FROM_RUN = ("bundle_sha256", "sandbox", "egress", "terms_version")  # the full card's method.config holds them
 DROPPED = ("warnings", "statistics")
 CARDS_DIR = "cards"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -182,3 +184,49 @@ def load_full_card(governance_dir: Path, run_card_hash: str, identity: Path) -> 
         raise UserError("the decrypted card's seal is not its file name's hash; refused", file=str(path))
     return card
 
+
+
+def full_card_hash(governance_dir: Path, prefix: str) -> str:
+    """The stored full card whose ``run_card_hash`` starts with ``prefix`` (8+ hex digits, unique)."""
+    folder = Path(governance_dir) / CARDS_DIR
+    if not re.fullmatch(r"[0-9a-f]{8,64}", prefix):
+        raise UserError(f"not a run card hash or prefix (8 to 64 lowercase hex digits): {prefix[:80]!r}")
+    found = sorted(p.name.split(".")[0] for p in folder.glob(f"{prefix}*.card.age")) if folder.is_dir() else []
+    if len(found) != 1:
+        raise UserError(f"{'no' if not found else 'more than one'} stored full card matches {prefix}",
+                        file=str(folder), hint="mt-eval governance audit --json lists each run's run_card_hash")
+    return found[0]
+
+
+def agreed_public_card(governance_dir: Path, identity: Path, first: str, second: str,
+                       key: Path | Ed25519PrivateKey) -> dict[str, Any]:
+    """The public card of run ``first``, made only when run ``second`` of the same bundle, sandbox and
+    entries agrees with it within ±2 % (§9.2) and neither bundle nor method is revoked.
+
+    The ``sovereign`` block comes from the full card (its ``method.config``: bundle sha256, sandbox
+    policy and limits, egress, terms version), the organisation from the governance policy; it adds
+    the audit line of the run and the agreement (the second run's hash, the metrics checked)."""
+    gov = Governance(governance_dir)
+    organisation = gov.policy().organisation
+    if not organisation:
+        raise UserError("the governance policy names no organisation",
+                        hint='mt-eval governance policy --organisation "NAME"')
+    h1, h2 = full_card_hash(governance_dir, first), full_card_hash(governance_dir, second)
+    if h1 == h2:
+        raise UserError("§9.2 needs two different runs; both hashes name the same card")
+    a, b = load_full_card(governance_dir, h1, identity), load_full_card(governance_dir, h2, identity)
+    config_a, config_b = ((c.get("method") or {}).get("config") or {} for c in (a, b))
+    block = {k: config_a.get(k) for k in FROM_RUN}
+    if block != {k: config_b.get(k) for k in FROM_RUN} or a["dataset"] != b["dataset"]:
+        raise UserError("the two runs are not of the same bundle, sandbox, terms and entries")
+    gov.check_not_revoked(str(block["bundle_sha256"]), str(a["method"].get("name")))
+    metrics = agreement_metrics(a)
+    problems = agree({m: a["scores"].get(m) for m in metrics}, {m: b["scores"].get(m) for m in metrics},
+                     card_scales(a))
+    if problems:
+        raise UserError(f"the two runs disagree beyond ±2 % (§9.2), not published: {'; '.join(problems[:3])}")
+    audit = next((e["hash"] for e in gov.events() if e.get("kind") == "run" and e.get("run_card_hash") == h1), None)
+    block |= {"organisation": organisation, "audit_line_sha256": audit,
+              "agreement": {"second_run_card_hash": h2, "tolerance": "±2 % (Benchmark Spec §9.2)",
+                            "metrics": metrics}}  # fmt: skip
+    return public_card(a, block, key)
