@@ -14,9 +14,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+from argon2 import PasswordHasher
 from sqlalchemy import select
 from web_helpers import cli
 
+from mt_eval.accounts import passwords
 from mt_eval.accounts.users import add_account
 from mt_eval.store import open_store
 from mt_eval.store.models import Card, ReviewItem
@@ -99,3 +102,14 @@ def running_server(db: str) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cheap_hashing() -> Iterator[None]:
+    """Cheap argon2 parameters in-process (a hash records its own parameters, so verification is the same
+    code; the default cost is asserted in ``tests/accounts``). A served subprocess keeps the defaults."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passwords, "HASHER", PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1))
+        passwords._dummy.cache_clear()
+        yield
+    passwords._dummy.cache_clear()

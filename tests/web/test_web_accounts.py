@@ -13,15 +13,25 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from review_web_helpers import PASSWORD, attentive, csrf_of, make_admin, publish, sign_in, truths
-from sqlalchemy import update
+from review_web_helpers import (  # noqa: F401  (cheap_hashing: an autouse fixture)
+    PASSWORD,
+    attentive,
+    cheap_hashing,
+    csrf_of,
+    make_admin,
+    publish,
+    sign_in,
+    truths,
+)
+from sqlalchemy import delete, update
 from web_helpers import XSS
 
 from mt_eval.accounts.invitations import invite
 from mt_eval.review.campaign import assign, create_campaign
 from mt_eval.review.online import online_batch, record_rating
 from mt_eval.store import open_store
-from mt_eval.store.models import Invitation
+from mt_eval.store.models import Invitation, StoreSetting
+from mt_eval.store.pages import SECRET_REVIEW_SETTING
 from mt_eval.web.app import create_app
 from mt_eval.web.auth import COOKIE
 
@@ -230,6 +240,13 @@ def test_a_campaign_on_secret_segments_is_refused_on_the_web(app: Any, world: di
     token = csrf_of(admin.get("/admin").text)
     refused = admin.post("/admin/campaigns", data={"csrf": token, "run": world["hashes"]["plain"], "size": "5"})
     assert refused.status_code == 400 and "gold_standard or held_out" in refused.text
+    with open_store(world["db"]) as store, store.session() as session:  # a governance store reviews them
+        session.add(StoreSetting(name=SECRET_REVIEW_SETTING, value="allow"))
+    allowed = admin.post("/admin/campaigns", data={"csrf": token, "run": world["hashes"]["plain"], "size": "5",
+                                                   "name": "es-gov"}, follow_redirects=False)  # fmt: skip
+    assert allowed.status_code == 303 and allowed.headers["location"] == "/admin/campaigns/es-gov"
+    with open_store(world["db"]) as store, store.session() as session:
+        session.execute(delete(StoreSetting).where(StoreSetting.name == SECRET_REVIEW_SETTING))
     made = admin.post("/admin/campaigns", data={"csrf": token, "run": world["hashes"]["near"], "size": "30",
                                                 "name": "es-web"}, follow_redirects=False)  # fmt: skip
     assert made.status_code == 303 and made.headers["location"] == "/admin/campaigns/es-web"
