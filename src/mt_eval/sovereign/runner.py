@@ -74,7 +74,7 @@ class SandboxReport:
 
     def status(self, strict: bool) -> str:
         """``ok`` when some entry was translated (``strict``: every entry, and no refused egress);
-        else the most frequent error class."""
+        else the most frequent error class (ties: the first alphabetically)."""
         errors = self.errors()
         if not self.outcomes:
             return "no_entries"

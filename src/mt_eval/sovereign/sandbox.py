@@ -16,6 +16,10 @@ processes, file size, open files, no core files) are set before ``bwrap`` starts
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import errno
+import functools
 import os
 import resource
 import selectors
@@ -33,6 +37,11 @@ from mt_eval.errors import UserError
 from mt_eval.sovereign.bundle import IGNORED_DIRS, Bundle
 
 SANDBOX_UID = 65534  # nobody
+# refused with EPERM by a seccomp filter (libseccomp): tracing and reading other processes (even the
+# sandbox's own init: same uid), kernel keyrings, BPF, perf, userfaultfd, io_uring, mounts, namespaces
+BLOCKED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "keyctl", "add_key",
+                    "request_key", "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "mount",
+                    "umount2", "pivot_root", "unshare", "setns")
 SOCKET_IN_SANDBOX = "/run/mt-eval/llm.sock"
 _SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc/alternatives", "/etc/ld.so.cache")
 # the files of the harness a Python bundle's class imports (stdlib-only modules), staged at /harness
@@ -56,7 +65,38 @@ class SandboxPolicy:
 
     def as_card(self) -> dict[str, Any]:
         return {**asdict(self), "runtime": "bubblewrap",
-                "namespaces": ["user", "pid", "ipc", "uts", "net", "cgroup"], "capabilities": "none"}
+                "namespaces": ["user", "pid", "ipc", "uts", "net", "cgroup"], "capabilities": "none",
+                "seccomp_blocked": list(BLOCKED_SYSCALLS) if seccomp_program() else []}
+
+
+@functools.cache
+def seccomp_program() -> bytes | None:
+    """The BPF program refusing :data:`BLOCKED_SYSCALLS` (None when libseccomp is not installed)."""
+    name = ctypes.util.find_library("seccomp")
+    if name is None:
+        return None
+    lib = ctypes.CDLL(name)
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_rule_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    ctx = lib.seccomp_init(0x7FFF0000)  # SCMP_ACT_ALLOW
+    try:
+        for syscall in BLOCKED_SYSCALLS:
+            number = lib.seccomp_syscall_resolve_name(syscall.encode())
+            if number >= 0 and lib.seccomp_rule_add(ctx, 0x00050000 | errno.EPERM, number, 0) != 0:
+                return None
+        fd = os.memfd_create("seccomp")
+        try:
+            if lib.seccomp_export_bpf(ctx, fd) != 0:
+                return None
+            os.lseek(fd, 0, os.SEEK_SET)
+            return os.read(fd, 1 << 20)
+        finally:
+            os.close(fd)
+    finally:
+        lib.seccomp_release(ctx)
 
 
 @dataclass(frozen=True)
@@ -169,11 +209,21 @@ class Worker:
         self.stderr_dropped = 0
         self.killed = False
         root = os.geteuid() == 0
-        self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
-            start_new_session=True, preexec_fn=self._limits,
-            user=SANDBOX_UID if root else None, group=SANDBOX_UID if root else None,
-            extra_groups=[] if root else None)
+        program, fds = seccomp_program(), tuple[int, ...]()
+        if program is not None:  # bwrap reads the filter from an inherited descriptor
+            fd = os.memfd_create("seccomp", 0)
+            os.write(fd, program)
+            os.lseek(fd, 0, os.SEEK_SET)
+            argv, fds = [argv[0], "--seccomp", str(fd), *argv[1:]], (fd,)
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
+                start_new_session=True, preexec_fn=self._limits, pass_fds=fds,
+                user=SANDBOX_UID if root else None, group=SANDBOX_UID if root else None,
+                extra_groups=[] if root else None)
+        finally:
+            for fd in fds:
+                os.close(fd)
         assert self.proc.stdout is not None and self.proc.stderr is not None
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._buffer = b""
