@@ -255,4 +255,12 @@ def test_a_campaign_on_secret_segments_is_refused_on_the_web(app: Any, world: di
     link = re.search(r"http://testserver/invite/([A-Za-z0-9_-]+)", invited.text)
     assert invited.status_code == 200 and link
     dan = accept(app, link.group(1))
-    assert "es-web" in dan.get("/review").text
+    assert "es-web" in dan.get("/review").text and "es-a" not in dan.get("/review").text
+    page = admin.get("/admin/campaigns/es-a")
+    assert '<option>dan</option>' in page.text and '<option>ana</option>' not in page.text  # ana is already on it
+    added = admin.post(f"/admin/campaigns/{world['uids']['es-a']}/reviewers",
+                       data={"csrf": token, "reviewer": "dan"}, follow_redirects=False)
+    assert added.status_code == 303 and "es-a" in dan.get("/review").text
+    for who in ("root", "nobody"):  # an admin or an unknown name is no reviewer
+        refused = admin.post("/admin/campaigns/es-a/reviewers", data={"csrf": token, "reviewer": who})
+        assert refused.status_code == 400 and "no active reviewer" in refused.text

@@ -17,6 +17,7 @@ from sqlalchemy import delete, func, select
 
 from mt_eval.accounts.passwords import verify
 from mt_eval.accounts.tokens import now
+from mt_eval.accounts.users import AccountInfo, info
 from mt_eval.store.db import Store
 from mt_eval.store.models import Account, LoginAttempt
 
@@ -35,8 +36,8 @@ def _keys(name: str, address: str) -> tuple[str, str]:
     return f"account:{name.strip().lower()[:200]}", f"address:{address[:100]}"
 
 
-def sign_in(store: Store, name: str, password: str, address: str) -> tuple[Outcome, int | None]:
-    """(outcome, account id on success)."""
+def sign_in(store: Store, name: str, password: str, address: str) -> tuple[Outcome, AccountInfo | None]:
+    """(outcome, the account on success)."""
     account_key, address_key = _keys(name, address)
     moment = now()
     with store.session() as session:
@@ -52,6 +53,6 @@ def sign_in(store: Store, name: str, password: str, address: str) -> tuple[Outco
         usable = account is not None and account.disabled_at is None
         if verify(account.password_hash if account is not None else None, password) and usable and account:
             session.execute(delete(LoginAttempt).where(LoginAttempt.key == account_key))
-            return Outcome.OK, account.id
+            return Outcome.OK, info(account)
         session.add_all([LoginAttempt(key=account_key, at=moment), LoginAttempt(key=address_key, at=moment)])
         return Outcome.WRONG, None

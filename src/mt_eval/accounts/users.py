@@ -31,7 +31,7 @@ class AccountInfo:
     disabled: bool
 
 
-def _info(account: Account) -> AccountInfo:
+def info(account: Account) -> AccountInfo:
     return AccountInfo(account.id, account.name, account.role, account.created_at, account.disabled_at is not None)
 
 
@@ -61,12 +61,12 @@ def create(session: Session, name: str, role: str, password: str) -> Account:
 
 def add_account(store: Store, name: str, role: str, password: str) -> AccountInfo:
     with store.session() as session:
-        return _info(create(session, name, role, password))
+        return info(create(session, name, role, password))
 
 
 def list_accounts(store: Store) -> list[AccountInfo]:
     with store.session() as session:
-        return [_info(a) for a in session.scalars(select(Account).order_by(Account.name))]
+        return [info(a) for a in session.scalars(select(Account).order_by(Account.name))]
 
 
 def disable_account(store: Store, name: str) -> AccountInfo:
@@ -77,4 +77,4 @@ def disable_account(store: Store, name: str) -> AccountInfo:
             raise UserError(f"no account named {name!r}")
         account.disabled_at = account.disabled_at or now()
         session.execute(delete(AccountSession).where(AccountSession.account_id == account.id))
-        return _info(account)
+        return info(account)

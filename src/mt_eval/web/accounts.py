@@ -17,7 +17,7 @@ from mt_eval.accounts.invitations import REFUSED, accept, invitation, invite
 from mt_eval.accounts.login import Outcome, sign_in
 from mt_eval.accounts.users import list_accounts
 from mt_eval.errors import UserError
-from mt_eval.web.auth import Admin, Checked, finish, form_session, set_cookie, with_role
+from mt_eval.web.auth import COOKIE, Admin, Checked, finish, form_session, set_cookie, with_role
 from mt_eval.web.common import page, store_of
 
 router = APIRouter(include_in_schema=False)
@@ -50,10 +50,9 @@ def login_form(request: Request) -> Response:
 @router.post("/login")
 def login(request: Request, visitor: Checked, name: Name, password: Password) -> Response:
     address = request.client.host if request.client else "unknown"
-    outcome, account_id = sign_in(store_of(request), name, password, address)
-    if outcome is Outcome.OK and account_id is not None:
-        role = next((a.role for a in list_accounts(store_of(request)) if a.id == account_id), None)
-        return _signed_in(request, visitor.session_id, account_id, role)
+    outcome, account = sign_in(store_of(request), name, password, address)
+    if outcome is Outcome.OK and account is not None:
+        return _signed_in(request, visitor.session_id, account.id, account.role)
     status = 429 if outcome is Outcome.LOCKED else 401
     return page(request, "login.html", status_code=status, visitor=visitor, error=outcome.value, account_name=name,
                 title="Sign in")  # fmt: skip
@@ -63,7 +62,7 @@ def login(request: Request, visitor: Checked, name: Name, password: Password) ->
 def logout(request: Request, visitor: Checked) -> Response:
     sessions.end(store_of(request), visitor.session_id)
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie("mt_eval_session", path="/")
+    response.delete_cookie(COOKIE, path="/")
     return response
 
 

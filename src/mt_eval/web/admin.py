@@ -18,8 +18,9 @@ from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from mt_eval.accounts import ROLES
+from mt_eval.accounts.users import list_accounts
 from mt_eval.errors import UserError
-from mt_eval.review.campaign import REFERENCE_POLICIES, create_campaign
+from mt_eval.review.campaign import REFERENCE_POLICIES, assign, create_campaign
 from mt_eval.review.report import campaign_report, report_json
 from mt_eval.store.pages import campaign_list, review_choices, secret_entry_count, secret_review_allowed
 from mt_eval.web.auth import Admin, Checked, with_role
@@ -70,8 +71,23 @@ def _report(request: Request, campaign: str) -> dict[str, object]:
 @router.get("/admin/campaigns/{campaign}", response_class=HTMLResponse, include_in_schema=False)
 def campaign_page(request: Request, campaign: Campaign, admin: Admin) -> HTMLResponse:
     report = _report(request, campaign)
-    return page(request, "campaign.html", visitor=admin, report=report, roles=ROLES,
+    assigned = {r["name"] for r in report["status"]["reviewers"]}  # type: ignore[index]
+    available = [a.name for a in list_accounts(store_of(request))
+                 if a.role == "reviewer" and not a.disabled and a.name not in assigned]
+    return page(request, "campaign.html", visitor=admin, report=report, available=available,
                 title=f"Campaign {report['status']['name']}")  # type: ignore[index]
+
+
+@router.post("/admin/campaigns/{campaign}/reviewers", include_in_schema=False)
+def add_reviewer(request: Request, campaign: Campaign, visitor: Checked,
+                 reviewer: Annotated[str, Form(max_length=200)]) -> Response:
+    """Assign an existing reviewer account to this campaign (a new person gets an invitation instead)."""
+    with_role(visitor, "admin")
+    store = store_of(request)
+    if not any(a.name == reviewer and a.role == "reviewer" and not a.disabled for a in list_accounts(store)):
+        raise UserError(f"no active reviewer account named {reviewer[:60]!r}")
+    name = assign(store, campaign, reviewer).campaign
+    return RedirectResponse(f"/admin/campaigns/{name}", status_code=303)
 
 
 @router.get("/api/admin/campaigns/{campaign}", summary="A review campaign's report (admins only)")
