@@ -69,7 +69,7 @@ def test_the_users_home_and_proc_1_root_show_the_sandbox_only(hostile_run: dict)
     assert hostile_run["texts"][7] == "BLOCKED:FileNotFoundError"  # /root is not mounted
     listed = hostile_run["texts"][12].removeprefix("LISTED:").split(",")
     assert set(listed) <= {"bundle", "harness", "tmp", "proc", "dev", "usr", "bin", "lib", "lib64", "etc", "run"}
-    assert "work" not in listed and "root" not in listed
+    assert "work" not in listed and "root" not in listed and "run" not in listed  # egress none: no broker socket
     assert hostile_run["texts"][13] == "BLOCKED:FileNotFoundError"
 
 
