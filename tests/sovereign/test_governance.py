@@ -20,9 +20,10 @@ from mt_eval.sovereign.governance import Governance, agree, card_scales
 BUNDLE = "ab" * 32
 
 
-def _run(gov: Governance, method: str = "acme-mt", segment: str = "gold_standard", kind: str = "run") -> str:
-    return gov.record({"kind": kind, "who": "dev@acme", "bundle_sha256": BUNDLE, "method": method,
-                       "segment": segment, "result_sha256": "cd" * 32, "status": "ok"})
+def _run(gov: Governance, method: str = "acme-mt", segment: str = "gold_standard", bundle: str = BUNDLE,
+         status: str = "ok") -> str:
+    return gov.record({"kind": "run", "who": "dev@acme", "bundle_sha256": bundle, "method": method,
+                       "segment": segment, "result_sha256": "cd" * 32, "status": status})
 
 
 def _lines(gov: Governance) -> list[bytes]:
@@ -98,27 +99,34 @@ def test_record_refusals_and_the_logs_own_clock(tmp_path: Path) -> None:
     assert event["when"].startswith(str(datetime.now(UTC).year))
 
 
-def test_budget_three_gold_runs_per_thirty_days_per_method(tmp_path: Path) -> None:
+def test_budget_three_submissions_per_thirty_days_each_run_twice(tmp_path: Path) -> None:
     gov = Governance(tmp_path / "gov")
-    for _ in range(3):
-        gov.check_allowed(BUNDLE, "acme-mt")
-        _run(gov)
-    _run(gov, segment="development")  # preflight-like runs on public segments are free
-    _run(gov, kind="rerun")  # the §9.2 second execution of the same submission is not a new query
-    with pytest.raises(UserError, match="'acme-mt' has used its 3 gold runs of the last 30 days; the next is "
-                                        "allowed after") as spent:
-        gov.check_allowed(BUNDLE, "acme-mt")
+    bundles = [f"{i:02d}" * 32 for i in range(4)]
+    for bundle in bundles[:3]:
+        gov.check_allowed(bundle, "acme-mt")
+        _run(gov, bundle=bundle)
+    _run(gov, bundle=bundles[3], segment="development")  # runs on public segments are free
+    with pytest.raises(UserError, match="'acme-mt' has used its 3 gold submissions of the last 30 days; the next "
+                                        "is allowed after") as spent:
+        gov.check_allowed(bundles[3], "acme-mt")
     assert "\n" not in str(spent.value)
-    gov.check_allowed(BUNDLE, "other-mt")  # per method
-    assert len(gov.runs_in_window("acme-mt")) == 3
-    assert gov.runs_in_window("acme-mt", now=datetime.now(UTC) + timedelta(days=31)) == []
-    gov.set_policy(gold_runs=4, organisation="Fundació Exemple")
-    gov.check_allowed(BUNDLE, "acme-mt")
+    gov.check_allowed(bundles[0], "acme-mt")  # the same bundle again: the §9.2 second execution
+    _run(gov, bundle=bundles[0], status="timeout")  # failed runs count too
+    with pytest.raises(UserError, match="already ran 2 time"):
+        gov.check_allowed(bundles[0], "acme-mt")
+    gov.check_allowed(bundles[3], "other-mt")  # per method
+    assert {b: len(t) for b, t in gov.submissions("acme-mt").items()} == {bundles[0]: 2, bundles[1]: 1, bundles[2]: 1}
+    assert gov.submissions("acme-mt", now=datetime.now(UTC) + timedelta(days=31)) == {}
+    gov.set_policy(submissions=4, organisation="Fundació Exemple")
+    gov.check_allowed(bundles[3], "acme-mt")
     assert gov.policy().organisation == "Fundació Exemple" and gov.policy().days == 30
     assert gov.events()[-1]["kind"] == "policy"
-    gov.policy_path.write_text('[budget]\ngold_runs = "three"\n')
-    with pytest.raises(UserError, match="gold_runs must be a whole number"):
-        gov.check_allowed(BUNDLE, "acme-mt")
+    gov.policy_path.write_text('[budget]\nsubmissions = "three"\n')
+    with pytest.raises(UserError, match="submissions must be a whole number ≥ 0"):
+        gov.check_allowed(bundles[3], "acme-mt")
+    gov.policy_path.write_text("[budget]\ngold_runs = 5\n")  # a misspelt key is not silently ignored
+    with pytest.raises(UserError, match="unknown policy key 'gold_runs'"):
+        gov.policy()
     gov.policy_path.write_text("[budget\n")
     with pytest.raises(UserError, match="not a readable policy file"):
         gov.policy()
@@ -183,8 +191,9 @@ def test_cli_audit_revoke_policy(tmp_path: Path) -> None:
     def cli(*args: str) -> Result:
         return runner.invoke(app, [*args, "--governance", str(gov_dir)])
 
-    set_policy = cli("governance", "policy", "--gold-runs", "2", "--organisation", "Example Council")
-    assert set_policy.exit_code == 0 and "budget: 2 gold runs per 30 days" in set_policy.output
+    set_policy = cli("governance", "policy", "--submissions", "2", "--organisation", "Example Council")
+    assert set_policy.exit_code == 0 and "budget: 2 gold submissions per 30 days per method, each run at most 2 " \
+        "times" in set_policy.output, set_policy.output
     revoked = cli("governance", "revoke", "acme-mt", "--reason", "consent withdrawn", "--who", "board")
     assert revoked.exit_code == 0 and "revoked acme-mt" in revoked.output
     assert "revoked: acme-mt (consent withdrawn)" in cli("governance", "policy").output

@@ -77,7 +77,10 @@ def revoke(
 
 @governance_app.command("policy")
 def policy(
-    gold_runs: Annotated[int | None, opt("Gold runs allowed per method in the window.", "--gold-runs")] = None,
+    submissions: Annotated[int | None, opt("Gold submissions (distinct bundles) allowed per method in the window.",
+                                           "--submissions")] = None,
+    runs_per_submission: Annotated[int | None, opt("Executions allowed per submission (2: the §9.2 pair).",
+                                                   "--runs-per-submission")] = None,
     days: Annotated[int | None, opt("The window, in days.", "--days")] = None,
     organisation: Annotated[str | None, opt("The governance organisation named on public cards.",
                                             "--organisation")] = None,
@@ -86,17 +89,19 @@ def policy(
 ) -> None:
     """Show the governance policy, or change it (the change is logged): budget and organisation.
 
-    Repeated queries overfit a holdout, so each method gets a budget of gold runs (default 3 per
-    30 days); failed runs count too, since an error class is an answer as well.
+    Repeated queries overfit a holdout, so each method gets a budget of gold submissions (distinct
+    bundles; default 3 per 30 days), each executed at most twice (the §9.2 agreement pair); failed
+    runs count too, since an error class is an answer as well.
 
-    Example: mt-eval governance policy --gold-runs 3 --days 30 --organisation "Example Language Council"
+    Example: mt-eval governance policy --submissions 3 --days 30 --organisation "Example Language Council"
     """
     from mt_eval.render.governance import policy_lines
     from mt_eval.sovereign.governance import Governance
 
     gov = Governance(governance)
-    if gold_runs is not None or days is not None or organisation is not None:
-        gov.set_policy(gold_runs=gold_runs, days=days, organisation=organisation, who=who)
+    if any(v is not None for v in (submissions, runs_per_submission, days, organisation)):
+        gov.set_policy(submissions=submissions, runs_per_submission=runs_per_submission, days=days,
+                       organisation=organisation, who=who)
     for line in policy_lines(gov.policy(), gov.revoked()):
         out.print(line, highlight=False)
 

@@ -10,15 +10,13 @@ A governance directory (``--governance DIR``, default ``./governance``) holds
   catches a truncated tail. A hash chain proves the log was not edited piecemeal; someone who may
   rewrite the whole directory can forge a consistent one, which is why each public card records the
   hash of its run's audit line (published, it pins the log up to that point).
-* ``policy.toml``: the budget (``[budget] gold_runs = 3``, ``days = 30``, ``segments``) and the
-  ``organisation`` named on public cards.
+* ``policy.toml`` (``sovereign/policy.py``): the submission budget (3 bundles per method per 30
+  days, each executed at most twice: the §9.2 pair) and the ``organisation`` named on public cards.
 * revocations are events of the log itself (``kind = "revoke"`` / ``"reinstate"``), so the consent
   history is as tamper-evident as the runs.
 
-Event kinds: ``run`` (a gold run: counted against its method's budget when its segment is secret),
-``rerun`` (the §9.2 second execution of the same submission: logged, not counted), ``preflight``,
-``publish``, ``revoke``, ``reinstate``, ``policy``. Every run is counted whatever its status: an
-error class is an answer too, and repeated queries overfit a holdout (Benchmark Spec §8.2.6, §9.2).
+Event kinds: ``run`` (a gold run: counted against its method's budget when its segment is secret,
+whatever its status), ``preflight``, ``publish``, ``revoke``, ``reinstate``, ``policy``.
 """
 
 from __future__ import annotations
@@ -27,10 +25,9 @@ import fcntl
 import hashlib
 import json
 import math
-import tomllib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,31 +35,14 @@ from typing import Any
 from mt_eval.errors import UserError
 from mt_eval.runcard.reproduce import within_tolerance
 from mt_eval.runcard.signing import write_atomic
+from mt_eval.sovereign.policy import Policy, read_policy
 
 DEFAULT_DIR = Path("governance")
 LOG, HEAD, POLICY, LOCK = "audit.jsonl", "audit.head", "policy.toml", ".audit.lock"
 GENESIS = "0" * 64
-KINDS = ("run", "rerun", "preflight", "publish", "revoke", "reinstate", "policy")
+KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy")
 RESERVED = ("seq", "prev", "when")
 SECRET_MARKERS = ("AGE-SECRET-KEY-", "PRIVATE KEY")  # an identity or a signing key never enters the log
-DEFAULT_RUNS, DEFAULT_DAYS = 3, 30
-DEFAULT_BUDGET_SEGMENTS = ("gold_standard", "held_out")
-
-
-@dataclass(frozen=True)
-class Policy:
-    """``policy.toml`` as read (defaults where it says nothing)."""
-
-    gold_runs: int = DEFAULT_RUNS
-    days: int = DEFAULT_DAYS
-    segments: tuple[str, ...] = DEFAULT_BUDGET_SEGMENTS
-    organisation: str | None = None
-
-    def toml(self) -> str:
-        org = f"organisation = {json.dumps(self.organisation, ensure_ascii=False)}\n" if self.organisation else ""
-        return ("# mt-eval governance policy (mt-eval governance policy --help)\n" + org +
-                f"\n[budget]\ngold_runs = {self.gold_runs}\ndays = {self.days}\n"
-                f"segments = {json.dumps(list(self.segments))}\n")  # fmt: skip
 
 
 def line_hash(line: bytes) -> str:
@@ -207,41 +187,20 @@ class Governance:
     # ------------------------------------------------------------ policy
 
     def policy(self) -> Policy:
-        """``policy.toml`` (defaults when there is none); a malformed file is refused, never guessed."""
-        if not self.policy_path.exists():
-            return Policy()
-        where = str(self.policy_path)
-        try:
-            data = tomllib.loads(self.policy_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise UserError(f"not a readable policy file: {exc}", file=where) from None
-        budget = data.get("budget", {})
-        runs, days = budget.get("gold_runs", DEFAULT_RUNS), budget.get("days", DEFAULT_DAYS)
-        segments, org = budget.get("segments", list(DEFAULT_BUDGET_SEGMENTS)), data.get("organisation")
-        for name, value in (("gold_runs", runs), ("days", days)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "gold_runs" else 1):
-                raise UserError(f"{name} must be a whole number (gold_runs ≥ 0, days ≥ 1)", file=where,
-                                field=f"budget.{name}")
-        if not isinstance(segments, list) or not all(isinstance(s, str) for s in segments):
-            raise UserError("segments must be a list of segment names", file=where, field="budget.segments")
-        if org is not None and (not isinstance(org, str) or not org.strip() or not org.isprintable()):
-            raise UserError("organisation must be a printable name", file=where, field="organisation")
-        return Policy(runs, days, tuple(segments), org)
+        """``policy.toml`` (defaults when there is none; ``sovereign/policy.py``)."""
+        return read_policy(self.policy_path)
 
-    def set_policy(self, *, gold_runs: int | None = None, days: int | None = None,
-                   organisation: str | None = None, who: str | None = None) -> Policy:
-        """Change the policy file (and log the change)."""
+    def set_policy(self, *, submissions: int | None = None, runs_per_submission: int | None = None,
+                   days: int | None = None, organisation: str | None = None, who: str | None = None) -> Policy:
+        """Change the policy file (and log the change); ``None`` keeps a value as it is."""
         old = self.policy()
-        new = Policy(old.gold_runs if gold_runs is None else gold_runs, old.days if days is None else days,
-                     old.segments, old.organisation if organisation is None else organisation.strip())
-        if new.gold_runs < 0 or new.days < 1:
-            raise UserError("--gold-runs must be ≥ 0 and --days ≥ 1")
-        if new.organisation is not None and (not new.organisation or not new.organisation.isprintable()):
-            raise UserError("--organisation must be a printable name")
+        asked: dict[str, Any] = {"submissions": submissions, "runs_per_submission": runs_per_submission, "days": days,
+                                 "organisation": organisation.strip() if organisation is not None else None}
+        new = replace(old, **{k: v for k, v in asked.items() if v is not None}).checked()
         self.dir.mkdir(parents=True, exist_ok=True)
         write_atomic(self.policy_path, new.toml().encode("utf-8"))
-        self.record({"kind": "policy", "who": who, "gold_runs": new.gold_runs, "days": new.days,
-                     "organisation": new.organisation})  # fmt: skip
+        self.record({"kind": "policy", "who": who, "submissions": new.submissions, "days": new.days,
+                     "runs_per_submission": new.runs_per_submission, "organisation": new.organisation})  # fmt: skip
         return new
 
     # ------------------------------------------------------------ consent and budget
@@ -270,13 +229,18 @@ class Governance:
         return self.record({"kind": "reinstate", "target": bundle_or_method.strip(), "reason": reason.strip(),
                             "who": who})
 
-    def runs_in_window(self, method: str, now: datetime | None = None) -> list[datetime]:
-        """When ``method``'s counted runs (kind ``run`` on a budget segment) happened in the policy window."""
+    def submissions(self, method: str, now: datetime | None = None) -> dict[str, list[datetime]]:
+        """``method``'s counted runs (kind ``run`` on a budget segment) in the policy window, by bundle
+        sha256 (one key per submission), each bundle's times in order, bundles by first run."""
         policy, now = self.policy(), now or datetime.now(UTC)
         since = now - timedelta(days=policy.days)
-        times = [_when(ev.get("when")) for ev in self.events()
-                 if ev.get("kind") == "run" and ev.get("method") == method and ev.get("segment") in policy.segments]
-        return sorted(t for t in times if t is not None and t > since)
+        out: dict[str, list[datetime]] = {}
+        for ev in self.events():
+            when = _when(ev.get("when"))
+            if ev.get("kind") == "run" and ev.get("method") == method and ev.get("segment") in policy.segments \
+                    and when is not None and when > since:
+                out.setdefault(str(ev.get("bundle_sha256")), []).append(when)
+        return out
 
     def check_not_revoked(self, bundle_sha256: str, method: str) -> None:
         """``UserError`` when the bundle or the method is revoked (no run, no publishing)."""
@@ -290,12 +254,18 @@ class Governance:
         """``UserError`` (one line, how to fix) when the bundle or method is revoked or the method's
         gold-run budget is spent; nothing when a run may go ahead."""
         self.check_not_revoked(bundle_sha256, method)
-        policy = self.policy()
-        used = self.runs_in_window(method)
-        if len(used) >= policy.gold_runs:
-            free = used[len(used) - policy.gold_runs] + timedelta(days=policy.days) if used else None
+        policy, used = self.policy(), self.submissions(method)
+        if bundle_sha256 in used:  # the same submission again (the §9.2 pair): no new query, but bounded
+            if len(used[bundle_sha256]) >= policy.runs_per_submission:
+                raise UserError(f"bundle {bundle_sha256[:12]}… already ran {len(used[bundle_sha256])} time(s) on the "
+                                f"secret segments in the last {policy.days} days (at most "
+                                f"{policy.runs_per_submission} per submission)", file=str(self.policy_path))
+            return
+        if len(used) >= policy.submissions:
+            firsts = sorted(times[0] for times in used.values())
+            free = firsts[len(firsts) - policy.submissions] + timedelta(days=policy.days) if firsts else None
             when = f"; the next is allowed after {free:%Y-%m-%d %H:%M} UTC" if free else ""
-            raise UserError(f"method {method!r} has used its {policy.gold_runs} gold runs of the last "
+            raise UserError(f"method {method!r} has used its {policy.submissions} gold submissions of the last "
                             f"{policy.days} days{when}", file=str(self.policy_path),
                             hint="repeated queries overfit a holdout; governance sets the budget in policy.toml")
 
