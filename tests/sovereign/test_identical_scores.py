@@ -1,6 +1,7 @@
 """A well-behaved Python bundle and the Apertium command bundle score identically inside the sandbox
-(``preflight``, development entries) and outside it (``mt-eval run`` with the same method: ``plugin:glossary:GlossaryMethod``,
-and the harness's own ``apertium:eng-spa``, which is byte-identical to ``apertium -u eng-spa`` per segment).
+(``preflight``, development entries) and outside it (``mt-eval run`` with the same method:
+``plugin:glossary:GlossaryMethod``, and the harness's own ``apertium:eng-spa``, which is byte-identical
+to ``apertium -u eng-spa`` per segment).
 """
 
 from __future__ import annotations
