@@ -122,6 +122,8 @@ def test_public_card_refusals(full_card: dict[str, Any], gov_key: Path) -> None:
 
 
 def test_written_card_carries_a_valid_governance_signature(signed: Path, gov_key: Path) -> None:
+    shown = runner.invoke(app, ["governance", "verify", str(signed)])
+    assert shown.exit_code == 0 and "seal holds" in shown.output and ORG in shown.output, shown.output
     card = json.loads(signed.read_text())
     checks = check_card_signatures(signed, card["run_card_hash"])
     assert [c.valid for c in checks] == [True]
@@ -201,10 +203,13 @@ def test_forged_cards_are_refused_with_exit_1(signed: Path, gov_key: Path, tmp_p
                                               expected: str) -> None:
     db = str(tmp_path / "board.db")
     _register(db, gov_key)
-    result = runner.invoke(app, ["governance", "publish", str(_forge(signed, how)), "--db", db, "--governance",
+    forged = _forge(signed, how)
+    result = runner.invoke(app, ["governance", "publish", str(forged), "--db", db, "--governance",
                                  str(tmp_path / "gov")])  # fmt: skip
     assert result.exit_code == 1, result.output
     assert len(result.output.strip().splitlines()) == 1 and re.search(expected, result.output)
+    checked = runner.invoke(app, ["governance", "verify", str(forged)])
+    assert checked.exit_code == 1 and re.search(expected, checked.output)
 
 
 def test_signer_must_be_the_named_organisation_and_an_active_key(full_card: dict[str, Any], gov_key: Path,

@@ -169,6 +169,25 @@ def publish(
                   highlight=False)
 
 
+@governance_app.command("verify")
+def verify(card: Annotated[Path, typer.Argument(help="A public sovereign card (with its .sig beside it).")]) -> None:
+    """Check a public sovereign card: its seal, no entry results, its governance signature(s).
+
+    Its scores cannot be rebuilt (the texts are withheld, which is why mt-eval verify fails on it);
+    what can be checked is that it is sealed and signed. Exit 1 when it is not.
+
+    Example: mt-eval governance verify public_card.json
+    """
+    from mt_eval.store.sovereign import read_sovereign
+
+    item = read_sovereign(card)
+    block = item.block
+    signed = ", ".join(f"{c.signature.key_id} ({c.signature.signer or 'unnamed'})" for c in item.signatures)
+    out.print(f"{escape(str(card))}: seal holds ({item.card['run_card_hash'][:12]}), results withheld, signed by "
+              f"{escape(signed)}; organisation {escape(str(block.get('organisation')))}, bundle "
+              f"{str(block.get('bundle_sha256'))[:12]}", highlight=False)
+
+
 @governance_app.command("promote")
 def promote(
     db: DbOpt = None,
