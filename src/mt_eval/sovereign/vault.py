@@ -124,6 +124,11 @@ def parse_recipient(text: str) -> x25519.Recipient:
         raise UserError(f"not an age X25519 recipient: {value[:80]!r} (expected age1…)") from None
 
 
+def parse_recipients(values: Iterable[str]) -> list[x25519.Recipient]:
+    """Recipients given as repeated options and/or comma-separated (``--recipient age1a,age1b``)."""
+    return [parse_recipient(v) for value in values for v in value.replace(",", " ").split()]
+
+
 def read_identities(path: Path) -> list[x25519.Identity]:
     """The identities in an age identity file: readable by its owner only, like an ssh key."""
     path = Path(path)
@@ -178,7 +183,7 @@ def seal(corpus: Path, segments: Sequence[str], recipients: Sequence[str], out: 
     """Seal ``corpus``'s ``segments`` into the vault directory ``out`` (created; refused when it already
     holds a vault or anything else), encrypted to every one of ``recipients``."""
     chosen = _segments(segments)
-    keys = [parse_recipient(r) for r in recipients]
+    keys = parse_recipients(recipients)
     if not keys:
         raise UserError("--recipient: give at least one custodian's public key (age1…)",
                         hint="mt-eval vault keygen --out custodian.key prints one")
@@ -322,7 +327,7 @@ def open_segment(vault_dir: Path, identity: Path, segment: str) -> Dataset:
 def rotate(vault_dir: Path, identity: Path, new_recipients: Sequence[str]) -> SealedVault:
     """Re-encrypt the secret half to ``new_recipients`` (opened with ``identity``, one of the current
     recipients). The public half is untouched; the manifest records the new recipients and hash."""
-    keys = [parse_recipient(r) for r in new_recipients]
+    keys = parse_recipients(new_recipients)
     if not keys:
         raise UserError("--recipient: give at least one new recipient (age1…)")
     vault = read_manifest(vault_dir)
