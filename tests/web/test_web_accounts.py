@@ -31,7 +31,7 @@ from mt_eval.review.campaign import assign, create_campaign
 from mt_eval.review.online import online_batch, record_rating
 from mt_eval.store import open_store
 from mt_eval.store.models import Invitation, StoreSetting
-from mt_eval.store.pages import SECRET_REVIEW_SETTING
+from mt_eval.store.review_pages import SECRET_REVIEW_SETTING
 from mt_eval.web.app import create_app
 from mt_eval.web.auth import COOKIE
 

@@ -316,40 +316,11 @@ def disagreements(cards: Sequence[Mapping[str, Any]], n: int = DISAGREEMENTS) ->
             for width, entry_id, rows in spread[:n]]  # fmt: skip
 
 
-# Review on the web: which cards a campaign may be made from, and the disagreement lens on the compare page.
+# The disagreement lens on the compare page: metrics against people.
 
 LENS_HIGH = 50.0  # per-entry chrF++ at or above which the metrics call an output good…
 LENS_LOW = 25.0  # …and below which they call it poor
 LENS_ROWS = 20
-SECRET_REVIEW_SETTING = "review_secret_segments"
-
-
-def review_choices(store: Store) -> list[dict[str, Any]]:
-    """Published cards an admin may put into a campaign, by dataset then composite."""
-    with store.session() as session:
-        rows = session.execute(select(Card.run_card_hash, Card.method_name, Card.composite, Card.quality_tier,
-                                      Dataset.dataset_id, Card.dataset_sha256).join(Dataset)
-                               .order_by(Dataset.dataset_id, Card.composite.desc())).all()
-    return [{"run_card_hash": h, "method": m, "composite": c, "tier": t, "dataset": d, "dataset_sha256": s}
-            for h, m, c, t, d, s in rows]  # fmt: skip
-
-
-def secret_review_allowed(store: Store) -> bool:
-    """Whether this store lets review campaigns include gold_standard/held_out entries: only a store whose
-    operator declared it a governance store (``store_settings``: review_secret_segments = allow)."""
-    from mt_eval.store.models import StoreSetting
-
-    with store.session() as session:
-        value = session.scalar(select(StoreSetting.value).where(StoreSetting.name == SECRET_REVIEW_SETTING))
-    return value == "allow"
-
-
-def secret_entry_count(store: Store, hashes: Sequence[str]) -> int:
-    """How many entries of the cards ``hashes`` are in a secret segment."""
-    with store.session() as session:
-        cards = session.scalars(select(Card.card).where(Card.run_card_hash.in_(list(hashes)))).all()
-    results: list[Any] = [r for card in cards for r in card.get("results") or []]  # type: ignore[attr-defined]
-    return sum(1 for r in results if isinstance(r, Mapping) and is_secret(r))
 
 
 def human_lens(store: Store, cards: Mapping[str, Mapping[str, Any]], n: int = LENS_ROWS) -> dict[str, Any]:
@@ -392,16 +363,3 @@ def human_lens(store: Store, cards: Mapping[str, Mapping[str, Any]], n: int = LE
                              int(r["entry_id"]), str(r["run"])))  # the widest gap first
     rated_entries = len(values)
     return {"thresholds": {"high": LENS_HIGH, "low": LENS_LOW}, "rated": rated_entries, "rows": rows[:n]}
-
-
-def campaign_list(store: Store) -> list[dict[str, Any]]:
-    """Every review campaign, newest first (the admin's page)."""
-    from mt_eval.store.models import ReviewCampaign
-
-    with store.session() as session:
-        rows = session.execute(select(ReviewCampaign.name, ReviewCampaign.uid, ReviewCampaign.created_at,
-                                      ReviewCampaign.target_language, ReviewCampaign.settings)
-                               .order_by(ReviewCampaign.created_at.desc())).all()
-    rows_: Any = rows  # settings is JSON: a dict whose "cards" is a list
-    return [{"name": n, "uid": u, "created_at": c, "target_language": t, "cards": len(s.get("cards") or [])}
-            for n, u, c, t, s in rows_]  # fmt: skip

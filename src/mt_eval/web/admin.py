@@ -22,7 +22,7 @@ from mt_eval.accounts.users import list_accounts
 from mt_eval.errors import UserError
 from mt_eval.review.campaign import REFERENCE_POLICIES, assign, create_campaign
 from mt_eval.review.report import campaign_report, report_json
-from mt_eval.store.pages import campaign_list, review_choices, secret_entry_count, secret_review_allowed
+from mt_eval.store.review_pages import campaign_list, review_choices, secret_entry_count, secret_review_allowed
 from mt_eval.web.auth import Admin, Checked, with_role
 from mt_eval.web.common import HASH_PATTERN, page, store_of
 

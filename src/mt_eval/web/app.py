@@ -121,8 +121,10 @@ def _handlers(app: FastAPI) -> None:
         return _error(request, 422, problems)
 
 
-def serve(db: str | None, host: str, port: int) -> None:
-    """Run the app under uvicorn until interrupted (``mt-eval serve``)."""
+def serve(db: str | None, host: str, port: int, *, cookie_secure: bool | None = None) -> None:
+    """Run the app under uvicorn until interrupted (``mt-eval serve``). Session cookies are Secure when a
+    request came over https: uvicorn takes the scheme from ``X-Forwarded-Proto`` of a proxy on 127.0.0.1
+    (its default ``forwarded_allow_ips``); ``cookie_secure`` forces either way."""
     import uvicorn
 
-    uvicorn.run(create_app(db), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(db, cookie_secure=cookie_secure), host=host, port=port, log_level="info")
