@@ -1,5 +1,5 @@
 """Governance controls of sovereign evaluation: the audit log, dynamic consent, the submission budget,
-the §9.2 two-run agreement and the governance signing key.
+the §9.2 two-run agreement (the governance signing key signs public cards: ``public_card``).
 
 A governance directory (``--governance DIR``, default ``./governance``) holds
 
@@ -41,7 +41,6 @@ DEFAULT_DIR = Path("governance")
 LOG, HEAD, POLICY, LOCK = "audit.jsonl", "audit.head", "policy.toml", ".audit.lock"
 GENESIS = "0" * 64
 KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy")
-RESERVED = ("seq", "prev", "when")
 SECRET_MARKERS = ("AGE-SECRET-KEY-", "PRIVATE KEY")  # an identity or a signing key never enters the log
 
 
