@@ -280,11 +280,14 @@ def run(bundle: Bundle, vault_dir: Path, identity: Path, segment: str, governanc
     dataset = open_segment(vault_dir, identity, segment)
     evaluation = _evaluate(bundle, dataset, policy, egress, segment, False, gov.policy().organisation)
     secrets = SecretIndex([t for e in dataset.entries for t in (e.source, e.reference, *e.references)])
-    leak_check(evaluation.released, secrets)
-    audit = gov.record({"kind": "run", "bundle_sha256": bundle.sha256, "method": bundle.manifest.name,
-                        "segment": segment, "status": evaluation.result["status"],
-                        "result_sha256": hashlib.sha256(evaluation.released.encode()).hexdigest(),
-                        "run_card_hash": (evaluation.card or {}).get("run_card_hash")})
+    event = {"kind": "run", "bundle_sha256": bundle.sha256, "method": bundle.manifest.name, "segment": segment,
+             "status": evaluation.result["status"], "run_card_hash": (evaluation.card or {}).get("run_card_hash")}
+    try:
+        leak_check(evaluation.released, secrets)
+    except UserError:  # the run happened and counts; nothing is released
+        gov.record({**event, "status": "release_refused"})
+        raise
+    audit = gov.record({**event, "result_sha256": hashlib.sha256(evaluation.released.encode()).hexdigest()})
     evaluation.result["sovereign"]["audit_line_sha256"] = audit
     evaluation.released = released_text(evaluation.result)
     leak_check(evaluation.released, secrets)
