@@ -32,9 +32,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from mt_eval.errors import UserError
 from mt_eval.runcard.reproduce import within_tolerance
-from mt_eval.runcard.signing import write_atomic
+from mt_eval.runcard.seal import card_hash
+from mt_eval.runcard.signing import Signature, card_message, make_signature, read_private_key, write_atomic
 from mt_eval.sovereign.policy import Policy, read_policy
 
 DEFAULT_DIR = Path("governance")
@@ -272,6 +275,29 @@ class Governance:
         """Has this bundle (by sha256) a logged preflight with status ``ok``?"""
         return any(ev.get("kind") == "preflight" and ev.get("bundle_sha256") == bundle_sha256
                    and ev.get("status") == "ok" for ev in self.events())  # fmt: skip
+
+
+# ---------------------------------------------------------------- the governance signature
+
+
+def is_sovereign(card: Mapping[str, Any]) -> bool:
+    return isinstance(card.get("sovereign"), Mapping)
+
+
+def private_key(key: Path | Ed25519PrivateKey) -> Ed25519PrivateKey:
+    """The governance signing key: a key already read, or the PKCS#8 file (``mt-eval keys new``)."""
+    return key if isinstance(key, Ed25519PrivateKey) else read_private_key(key)
+
+
+def sign_public_card(card: Mapping[str, Any], key: Path | Ed25519PrivateKey, signer: str | None = None) -> Signature:
+    """The governance key's signature over the public card's ``run_card_hash`` (Ed25519, the card
+    signature of ``runcard.signing``); refused unless the card is a sealed sovereign card."""
+    digest = card.get("run_card_hash")
+    if not is_sovereign(card) or not isinstance(digest, str) or card_hash(card) != digest:
+        raise UserError("not a sealed sovereign public card (make it with public_card); not signed")
+    if card.get("results"):
+        raise UserError("the card carries entry results; a public sovereign card never does")
+    return make_signature(private_key(key), card_message(digest), signer)
 
 
 # ---------------------------------------------------------------- §9.2 agreement

@@ -37,14 +37,19 @@ from mt_eval.errors import UserError
 from mt_eval.runcard.io import write_card
 from mt_eval.runcard.seal import card_hash, seal
 from mt_eval.runcard.signing import (
-    Signature,
     key_signer,
     public_of,
-    read_private_key,
     sign_card,
     write_atomic,
 )
-from mt_eval.sovereign.governance import Governance, agree, agreement_metrics, card_scales
+from mt_eval.sovereign.governance import (
+    Governance,
+    agree,
+    agreement_metrics,
+    card_scales,
+    private_key,
+    sign_public_card,
+)
 from mt_eval.sovereign.release import MIN_GROUP, NGRAM_CHARS, NGRAM_TOKENS, SecretIndex
 from mt_eval.sovereign.vault import parse_recipient, read_identities, read_manifest
 
@@ -113,7 +118,7 @@ def public_card(full_card: Mapping[str, Any], sovereign: Mapping[str, Any],
     card["scores"] = _breakdowns(full_card.get("scores") or {})
     block = {**dict(sovereign), "full_run_card_hash": full_hash, "results_withheld": True}
     if key is not None:
-        public = public_of(_private(key))
+        public = public_of(private_key(key))
         block |= {"governance_key_id": public.key_id, "governance_public_key": public.b64}
     card["sovereign"] = block
     where = leaking_field(card, SecretIndex(secret_texts(full_card)))
@@ -123,32 +128,11 @@ def public_card(full_card: Mapping[str, Any], sovereign: Mapping[str, Any],
     return seal(card)
 
 
-def is_sovereign(card: Mapping[str, Any]) -> bool:
-    return isinstance(card.get("sovereign"), Mapping)
-
-
-def _private(key: Path | Ed25519PrivateKey) -> Ed25519PrivateKey:
-    return key if isinstance(key, Ed25519PrivateKey) else read_private_key(key)
-
-
-def sign_public_card(card: Mapping[str, Any], key: Path | Ed25519PrivateKey, signer: str | None = None) -> Signature:
-    """The governance key's signature over the public card's ``run_card_hash`` (Ed25519, the card
-    signature of ``runcard.signing``); refused unless the card is a sealed sovereign card."""
-    from mt_eval.runcard.signing import card_message, make_signature
-
-    digest = card.get("run_card_hash")
-    if not is_sovereign(card) or not isinstance(digest, str) or card_hash(card) != digest:
-        raise UserError("not a sealed sovereign public card (make it with public_card); not signed")
-    if card.get("results"):
-        raise UserError("the card carries entry results; a public sovereign card never does")
-    return make_signature(_private(key), card_message(digest), signer)
-
-
 def write_public_card(card: Mapping[str, Any], path: Path, key: Path, signer: str | None = None) -> tuple[Path, Path]:
     """Write the public card and its governance signature (``<card>.sig``); returns both paths."""
     sign_public_card(card, key)  # checks before anything is written
     write_card(dict(card), Path(path))
-    _, sig = sign_card(path, str(card["run_card_hash"]), _private(key),
+    _, sig = sign_card(path, str(card["run_card_hash"]), private_key(key),
                        signer if signer is not None else key_signer(key))
     return Path(path), sig
 
