@@ -5,7 +5,9 @@ secret segments refused for a campaign, and the disagreement lens against the st
 
 from __future__ import annotations
 
+import json
 import re
+import statistics
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,14 +25,15 @@ from review_web_helpers import (  # noqa: F401  (cheap_hashing: an autouse fixtu
     sign_in,
     truths,
 )
-from sqlalchemy import delete, update
+from sqlalchemy import delete, select, update
 from web_helpers import XSS
 
 from mt_eval.accounts.invitations import invite
 from mt_eval.review.campaign import assign, create_campaign
 from mt_eval.review.online import online_batch, record_rating
 from mt_eval.store import open_store
-from mt_eval.store.models import Invitation, StoreSetting
+from mt_eval.store.models import Card, Invitation, ReviewItem, StoreSetting
+from mt_eval.store.pages import LENS_HIGH, LENS_LOW
 from mt_eval.store.review_pages import SECRET_REVIEW_SETTING
 from mt_eval.web.app import create_app
 from mt_eval.web.auth import COOKIE
@@ -196,42 +199,60 @@ def make_admin_if_missing(app: Any, name: str) -> None:
         add_account(app.state.store, name, "admin", PASSWORD)
 
 
-def test_comments_are_inert_and_the_lens_reads_stored_ratings(app: Any, world: dict[str, Any],
+def test_comments_are_inert_and_the_lens_reads_stored_ratings(app: Any, world: dict[str, Any], cards: dict[str, Path],
                                                               reviewers: dict[str, TestClient]) -> None:
     uid, db = world["uids"]["es-a"], world["db"]
     known = truths(db)
-    with open_store(db) as store:  # ana rates es-a: half rejected, near acceptable; one XSS comment
+    with open_store(db) as store, store.session() as session:
         batch = online_batch(store, uid, "ana")
-        items = [i.hash for g in batch.groups for i in g.items]
-    ana = reviewers["ana"]
+        where = {h: (c, e) for h, c, e in session.execute(  # item → (method, entry): the test's own knowledge
+            select(ReviewItem.item_hash, Card.method_name, ReviewItem.entry_id)
+            .join(Card, Card.id == ReviewItem.card_id).where(ReviewItem.kind == "output"))}
+    items = [i.hash for g in batch.groups for i in g.items]
+    chrf = {m: {r["entry_id"]: r["entry_chrf"] for r in json.loads(cards[m].read_text())["results"]}
+            for m in ("near", "half")}  # per-entry chrF++ read from the card files themselves
+    planted_reject = next(h for h in items[1:] if h in where and where[h][0] == "near"
+                          and chrf["near"][where[h][1]] >= LENS_HIGH)
+    halves = [h for h in items if h in where and where[h][0] == "half"]
+    planted_accept = min(halves, key=lambda h: chrf["half"][where[h][1]])
+    assert chrf["half"][where[planted_accept][1]] < LENS_LOW
     first = items[0]
+    given = {name: {h: attentive(known[h], n) for n, h in enumerate(items)} for name in ("ana", "bob", "cid")}
+    for name in given:  # everyone rejects a good-scoring output and accepts a poor-scoring one
+        given[name] |= {planted_reject: 0, planted_accept: 3, first: 0 if name == "ana" else 3}
+    ana = reviewers["ana"]  # ana rates the first item on the page, with a script as her comment
     token = csrf_of(ana.get(f"/review/{uid}/{first}").text)
     posted = ana.post(f"/review/{uid}/{first}", data={"csrf": token, "value": "0", "comment": XSS, "seconds": "4.5"})
     assert posted.status_code == 200 and "Rated 0" in posted.text
     with open_store(db) as store:
-        for n, item in enumerate(items[1:], 1):
-            record_rating(store, uid, "ana", item, attentive(known[item], n))
-        record_rating(store, uid, "ana", first, 0, comment=XSS, seconds=4.5)
+        for name, ratings in given.items():
+            if name != "ana":  # bob and cid rate offline-style, through the domain
+                assign(store, "es-a", name)
+            for item, value in ratings.items():
+                if (name, item) != ("ana", first):
+                    record_rating(store, uid, name, item, value)
     admin = client_for(app)
     assert sign_in(admin, "root").status_code == 303
-    for name in ("bob", "cid"):  # two more reviewers who disagree with ana on item 1
-        with open_store(db) as store:
-            assign(store, "es-a", name)
-            for n, item in enumerate(items, 1):
-                record_rating(store, uid, name, item, 3 if item == first else attentive(known[item], n))
     report = admin.get("/admin/campaigns/es-a")
     assert report.status_code == 200 and XSS not in report.text and "&lt;script&gt;" in report.text
     data = admin.get("/api/admin/campaigns/es-a").json()
-    assert {c["reviewer"] for c in data["checks"]} == {"ana", "bob", "cid"}
-    assert any(d["item_hash"] == first for d in data["adjudication"])
+    assert all(c["passed"] for c in data["checks"]) and len(data["checks"]) == 3
+    assert [d["comments"] for d in data["adjudication"] if d["item_hash"] == first] == [{"ana": XSS}]
+    expected = set()  # the lens recomputed from what was rated and the cards' own per-entry chrF++
+    for item, (method, entry) in where.items():
+        if item in items:
+            human = statistics.median(given[name][item] for name in given)
+            if chrf[method][entry] >= LENS_HIGH and human == 0:
+                expected.add((world["hashes"][method], entry, "metric high, human reject"))
+            elif chrf[method][entry] < LENS_LOW and human >= 2:
+                expected.add((world["hashes"][method], entry, "metric low, human acceptable"))
     near, half = world["hashes"]["near"], world["hashes"]["half"]
     lens = admin.get(f"/api/compare?run={near}&run={half}").json()["lens"]
-    assert lens["rated"] > 0
-    for row in lens["rows"]:  # every row is what it claims, against the card and the stored ratings
-        assert (row["entry_chrf"] >= 50 and row["human_median"] == 0) or (row["entry_chrf"] < 25
-                                                                          and row["human_median"] >= 2)
+    assert {(r["run"], r["entry_id"], r["kind"]) for r in lens["rows"]} == expected and len(expected) >= 2
+    assert (near, where[planted_reject][1], "metric high, human reject") in expected
+    assert lens["rated"] == len(set(where) & set(items)) and all(r["ratings"] == 3 for r in lens["rows"])
     page = admin.get(f"/compare?run={near}&run={half}")
-    assert page.status_code == 200 and "Disagreement lens" in page.text
+    assert page.status_code == 200 and page.text.count('<tr data-run="') == len(expected)
 
 
 def test_a_campaign_on_secret_segments_is_refused_on_the_web(app: Any, world: dict[str, Any]) -> None:

@@ -319,7 +319,7 @@ def disagreements(cards: Sequence[Mapping[str, Any]], n: int = DISAGREEMENTS) ->
 # The disagreement lens on the compare page: metrics against people.
 
 LENS_HIGH = 50.0  # per-entry chrF++ at or above which the metrics call an output good…
-LENS_LOW = 25.0  # …and below which they call it poor
+LENS_LOW = 35.0  # …and below which they call it poor
 LENS_ROWS = 20
 
 
