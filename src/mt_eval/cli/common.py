@@ -200,3 +200,7 @@ ForceOpt = Annotated[bool, opt("Overwrite an existing output file.", "--force", 
 
 DEFAULT_RUNS_DIR = Path(API_RUNS_DIR)  # api.evaluate's default, one constant (engine/journal.py)
 DEFAULT_CACHE_PATH = Path(DEFAULT_CACHE)
+ProfileOpt = Annotated[Path | None, opt(
+    "Compute the composite under a calibrated profile FILE (from `mt-eval calibrate`), recorded with its sha256 on "
+    "the card; the metrics and embedding backend it names are scored. Default: the language's profile A/B.",
+    "--profile")]

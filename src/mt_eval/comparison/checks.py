@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
+from mt_eval.scoring.calibrated import card_profile
 
 # Accepted spellings for --metric, beside the run-card keys themselves.
 ALIASES = {
@@ -54,10 +55,10 @@ def check_cards(
                 f"({len(ids)} vs {len(base_ids)}; only in baseline: {_few(only_a)}; only in {src}: {_few(only_b)}); "
                 "score both on the same selection"
             )
-        if card.get("profile") != base.get("profile"):
+        if (mine := card_profile(card)) != (theirs := card_profile(base)):  # a calibrated one counts by its key
             raise UserError(
-                f"{src} uses profile {card.get('profile')} but the baseline {base_src} uses "
-                f"{base.get('profile')}; their composites are not comparable"
+                f"{src} uses profile {mine} but the baseline {base_src} uses "
+                f"{theirs}; their composites are not comparable"
             )
     return base_ids
 

@@ -22,6 +22,7 @@ from mt_eval.comparison.checks import UNDIRECTED, check_cards, resolve_metrics, 
 from mt_eval.comparison.model import COMPOSITE, Comparison, MetricSpec, PairedComparison, SystemScores
 from mt_eval.errors import UserError
 from mt_eval.runcard.model import RunCard
+from mt_eval.scoring.calibrated import card_profile
 from mt_eval.scoring.composite import ANCHORED_RULE, DEFAULT_RULE, composite, composite_rule
 from mt_eval.scoring.profiles import PROFILES
 from mt_eval.scoring.scores import MetricTable
@@ -114,7 +115,7 @@ def compare(
     ds = dicts[0]["dataset"]
     dataset = {k: ds.get(k) for k in ("id", "sha256", "source_language", "target_language", "entry_count")}
     return compare_tables(
-        tables, profile=str(dicts[0]["profile"]), names=labels, metrics=metrics, n_resamples=n_resamples,
+        tables, profile=card_profile(dicts[0]), names=labels, metrics=metrics, n_resamples=n_resamples,
         alpha=alpha, seed=seed, method=method, correction=correction, n_trials=n_trials, sources=srcs,
         run_ids=[str(c.get("run_id", "")) for c in dicts], dataset=dataset, rule=rule,
     )  # fmt: skip
@@ -284,12 +285,13 @@ def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any], rule: 
     from mt_eval.runcard.rescore import configured_metrics
 
     available = [m.id for m in metrics_for(language_card(str(target)), None, configured_metrics(card))]
-    weights = PROFILES.get(str(card.get("profile")), {})
+    profile = card_profile(card) if "profile" in card else ""
+    weights = PROFILES.get(profile, {})
     weighted = any(m in weights for m in available)
     chosen = resolve_metrics(metrics, available, composite_ok=weighted)
     needed = {m for m in chosen if m in available}
     if COMPOSITE in chosen:
-        needed |= set(composite_inputs(available, str(card.get("profile")), rule))
+        needed |= set(composite_inputs(available, profile, rule))
     return [m for m in available if m in needed]
 
 

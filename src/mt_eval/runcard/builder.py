@@ -17,7 +17,10 @@ from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_hash, seal, sha256_text
-from mt_eval.scoring.composite import DEFAULT_RULE, cost_adjusted, effective_weights, length_warnings
+from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
+from mt_eval.scoring.calibrated import active as active_profile
+from mt_eval.scoring.calibrated import register
+from mt_eval.scoring.composite import DEFAULT_RULE, composite, cost_adjusted, effective_weights, length_warnings
 from mt_eval.scoring.economics import cost_block, speed_block, tokens_block, total_usage, totals_block
 from mt_eval.scoring.pipeline import quality_scores, score_outputs
 from mt_eval.scoring.scores import MetricTable
@@ -62,6 +65,10 @@ def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
         # the embedding backend and model behind semantic_score, only when --semantic scored it
         **({"semantic_backend": card["semantic"]["backend"], "semantic_model": card["semantic"]["model"]}
            if card.get("semantic") else {}),
+        # a calibrated profile (--profile FILE): its key and the hash of its whole definition
+        **({"calibrated_profile": card["calibrated_profile"]["id"],
+            "calibrated_profile_sha256": card["calibrated_profile"]["sha256"]}
+           if card.get("calibrated_profile") else {}),
     }
 
 
@@ -69,15 +76,28 @@ def _none(value: float) -> float | None:
     return None if np.isnan(value) else float(value)
 
 
+def entry_composites(table: MetricTable, profile: str, rule: str) -> list[float | None]:
+    """Each entry's composite under the card's profile and rule, from its per-entry metric values: what the
+    web's disagreement lens and any outside meta-evaluation (``mt-eval calibrate``) read per segment."""
+    per_entry = {m: table.entry_values(m) for m in table.metrics}
+    out: list[float | None] = []
+    for i in range(len(table.errors)):
+        values = {m: _none(v[i]) for m, v in per_entry.items() if v is not None}
+        score = composite(values, profile, rule)
+        out.append(None if score is None or np.isnan(score) else float(score))
+    return out
+
+
 def _results(
     dataset: Dataset, translations: Sequence[Translation], hyps: list[str], table: MetricTable,
-    target: LanguageCard,
+    target: LanguageCard, composites: Sequence[float | None],
 ) -> list[dict[str, Any]]:
     per_entry = {m: table.entry_values(m) for m in table.metrics}
     fst = fst_details_many(hyps, target, table.cache)  # the metrics' own words and analyses, reused
     rows = []
     for i, (entry, tr) in enumerate(zip(dataset.entries, translations, strict=True)):
         values = {m: _none(v[i]) for m, v in per_entry.items() if v is not None}
+        values["composite"] = composites[i]
         fst_accepted, fst_analysis = fst[i]
         rows.append({
             "entry_id": entry.id,
@@ -135,8 +155,10 @@ def build_card(
     (``runcard/statistics.py``, docs/decisions.md §23). ``semantic``: score ``semantic_score`` with this
     embedding backend, recorded on the card (``semantic``) and in its fingerprint."""
     table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, semantic=semantic)
-    profile = target.profile
-    scores = quality_scores(table, profile, run.bootstrap, DEFAULT_RULE)
+    calibrated = active_profile()  # run/score --profile FILE
+    profile = register(calibrated) if calibrated else target.profile
+    rule = CALIBRATED_RULE if calibrated else DEFAULT_RULE
+    scores = quality_scores(table, profile, run.bootstrap, rule)
     usage = total_usage(translations)
     cost = cost_block(usage, dataset.entries, run.cost_known)
     if run.cost_source is not None:
@@ -173,6 +195,7 @@ def build_card(
         "analyser_skipped": target.analyser_skipped,
         "terminology": {k: list(v) for k, v in terminology.items()} if terminology else None,
         **({"semantic": semantic.card_block} if semantic else {}),  # absent without --semantic: cards unchanged
+        **({"calibrated_profile": calibrated.card_block} if calibrated else {}),
         "tools_enabled": list(cfg.get("tools_enabled", [])),
         "batch_size": cfg.get("batch_size"),
         "max_retries": cfg.get("max_retries"),
@@ -208,8 +231,8 @@ def build_card(
             "selection": run.selection,
             "entry_ids_sha256": entry_ids_sha256([e.id for e in dataset.entries]),
         },
-        "profile": profile,
-        "composite_rule": DEFAULT_RULE,
+        "profile": target.profile,  # the language's A/B; a calibrated profile is in calibrated_profile
+        "composite_rule": rule,
         "scores": scores,
         "cost": cost,
         "speed": speed,
@@ -229,7 +252,7 @@ def build_card(
         "environment": environment.capture(),
         "warnings": list(dict.fromkeys([*target.warnings, *source.warnings, *run.warnings,
                                         *length_warnings(scores, table.entry_values("length_ratio"))])),
-        "results": _results(dataset, translations, hyps, table, target),
+        "results": _results(dataset, translations, hyps, table, target, entry_composites(table, profile, rule)),
         "run_card_hash": "",
     }
     sidecar = None

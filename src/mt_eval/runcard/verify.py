@@ -24,10 +24,11 @@ from pydantic import ValidationError
 from mt_eval.errors import UserError
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import statistics
-from mt_eval.runcard.builder import entry_ids_sha256, fingerprint_components
+from mt_eval.runcard.builder import entry_composites, entry_ids_sha256, fingerprint_components
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.rescore import table_from_card, target_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
+from mt_eval.scoring.calibrated import card_profile
 from mt_eval.scoring.composite import composite_rule
 from mt_eval.scoring.pipeline import quality_scores
 from mt_eval.scoring.scores import MetricTable
@@ -54,7 +55,7 @@ def _diff(path: str, stored: Any, fresh: Any) -> Iterator[str]:
 
 def _rescore(card: dict[str, Any]) -> dict[str, Any]:
     table = table_from_card(card)
-    profile = card["profile"]
+    profile = card_profile(card)  # a calibrated profile's block is checked against its hash here
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
     fresh = quality_scores(table, profile, config, composite_rule(card))
@@ -67,6 +68,9 @@ def _rescore(card: dict[str, Any]) -> dict[str, Any]:
          "fst_accepted": fst[i][0], "fst_analysis": fst[i][1]}
         for i, r in enumerate(card["results"])
     ]
+    if any("composite" in (r.get("metrics") or {}) for r in card["results"]):  # cards before it lack the key
+        for row, value in zip(rows, entry_composites(table, profile, composite_rule(card)), strict=True):
+            row["metrics.composite"] = value
     return {"scores": fresh, "rows": rows, "table": table}
 
 
@@ -129,9 +133,10 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None) -> list[st
         return [*problems, f"results: cannot be rescored ({str(exc).splitlines()[0]})"]
     for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):
         for key, value in row.items():
-            if not _same(r.get(key), value):
+            stored_value = (r.get("metrics") or {}).get("composite") if key == "metrics.composite" else r.get(key)
+            if not _same(stored_value, value):
                 where = f"results[{i}].{key} (entry {r['entry_id']})"
-                problems.append(f"{where}: card says {r.get(key)!r}, recomputed {value!r}")
+                problems.append(f"{where}: card says {stored_value!r}, recomputed {value!r}")
     stored = {k: card["scores"].get(k) for k in fresh["scores"]}
     problems += _diff("scores", stored, fresh["scores"])
     problems += _statistics(card, path, fresh["table"])

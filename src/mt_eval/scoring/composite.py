@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mt_eval.scoring.profiles import NORMALISATION, PROFILES, REFERENCE_FREE, TIERS, Norm
+from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES, REFERENCE_FREE, TIERS, Norm
 
 SPEC_RULE = "spec-4.1"
 ANCHORED_RULE = "anchored-1"
@@ -37,11 +37,13 @@ HUMAN_CHRF = 52.0
 
 
 def normalise(metric_id: str, value: float | np.ndarray) -> float | np.ndarray:
-    rule = NORMALISATION[metric_id]
+    rule = CALIBRATION_NORMALISATION[metric_id]  # the spec's table and what calibrated profiles may weight
     if rule is Norm.DIV100:
         return value / 100.0
     if rule is Norm.INVERT:
         return 1.0 - value
+    if rule is Norm.TER:
+        return 1.0 - np.minimum(value, 100.0) / 100.0
     return value
 
 

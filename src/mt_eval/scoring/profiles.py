@@ -13,6 +13,7 @@ class Norm(StrEnum):
     NONE = "none"
     DIV100 = "divide by 100"
     INVERT = "1 - value"
+    TER = "1 - min(value, 100) / 100"  # calibrated profiles only: TER is an edit rate in percent, unbounded
 
 
 NORMALISATION: dict[str, Norm] = {
@@ -52,6 +53,15 @@ PROFILES: dict[str, dict[str, float]] = {
         "hallucination_rate": 0.05,
         "orthographic_accuracy": 0.05,
     },
+}
+
+# Metrics outside the spec's profiles that a calibrated profile (``calibrated.py``) may weight, each
+# mapped to 0–1 with higher better; length_ratio has no direction and is never a candidate.
+CALIBRATION_NORMALISATION: dict[str, Norm] = {
+    **NORMALISATION,
+    "chrf": Norm.DIV100,
+    "bleu": Norm.DIV100,
+    "ter": Norm.TER,
 }
 
 # Metrics that judge the output without the reference: they cannot tell a right sentence from a

@@ -110,9 +110,7 @@ def _by_id(card: Mapping[str, Any]) -> dict[Any, dict[str, Any]]:
 def _distributions(result: Comparison, cards: Sequence[Mapping[str, Any]]) -> str:
     figures, corpus_only = [], []
     names = [neutral(s.name) for s in result.systems]
-    for spec in result.metrics:
-        if spec.id == COMPOSITE:
-            continue  # a corpus-level combination: there is no per-entry composite to draw
+    for spec in result.metrics:  # the composite too: cards carry each entry's (results[].metrics["composite"])
         series = [[v for r in card.get("results") or [] if isinstance(r, dict)
                    if (v := _entry_value(r, spec.id)) is not None] for card in cards]
         if not any(series):
