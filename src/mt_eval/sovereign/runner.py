@@ -163,6 +163,10 @@ def execute(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, workdir: Pa
                     broker.current_entry = entry.id
                 text, outcome = _one(session, request_line(entry, src, tgt), entry.id,
                                      min(policy.wall_seconds_per_entry, left))
+                if outcome == "sandbox_failed" and report.starts == 1:  # the machine, not the method
+                    raise UserError(f"the sandbox could not start: {report.stderr.decode(errors='replace')[:300]}",
+                                    hint="bubblewrap needs user namespaces (sysctl kernel.unprivileged_userns_clone"
+                                         "=1, or run as root)")
                 report.outcomes[entry.id] = outcome
                 translations.append(Translation(entry.id, text, None if outcome == "ok" else outcome,
                                                 latency_seconds=time.monotonic() - t0))

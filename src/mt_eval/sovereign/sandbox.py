@@ -224,8 +224,9 @@ class Worker:
         finally:
             for fd in fds:
                 os.close(fd)
-        assert self.proc.stdout is not None and self.proc.stderr is not None
+        assert self.proc.stdout is not None and self.proc.stderr is not None and self.proc.stdin is not None
         os.set_blocking(self.proc.stdout.fileno(), False)
+        os.set_blocking(self.proc.stdin.fileno(), False)
         self._buffer = b""
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
         self._drain.start()
@@ -249,12 +250,8 @@ class Worker:
     def exchange(self, line: bytes, timeout: float) -> bytes:
         """Send one request line, return one reply line (without the newline)."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            self.proc.stdin.write(line)
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise WorkerDied(self._wait()) from None
         deadline = time.monotonic() + timeout
+        self._send(line, deadline)
         with selectors.DefaultSelector() as sel:
             sel.register(self.proc.stdout, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
@@ -269,6 +266,23 @@ class Worker:
                 self._buffer += chunk
         reply, self._buffer = self._buffer.split(b"\n", 1)
         return reply
+
+    def _send(self, line: bytes, deadline: float) -> None:
+        """Write under the same deadline: a method that stops reading must not block the harness
+        on a full pipe (a long source is bigger than the pipe's buffer)."""
+        assert self.proc.stdin is not None
+        fd = self.proc.stdin.fileno()
+        view = memoryview(line)
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_WRITE)
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    raise WorkerTimeout()
+                try:
+                    view = view[os.write(fd, view):]
+                except (BrokenPipeError, OSError):
+                    raise WorkerDied(self._wait()) from None
 
     def _wait(self) -> int:
         try:
