@@ -132,7 +132,7 @@ def _evaluate(name: str, m: Matrix, contenders: Mapping[str, list[np.ndarray]], 
         accs = [meta.acc23_samples(m.items, v, m.human, counts) for v in vectors]
         tau_v, tau_s = float(np.mean([t[0] for t in taus])), np.mean([t[1] for t in taus], axis=0)
         acc_v, acc_s = float(np.mean([a[0] for a in accs])), np.mean([a[2] for a in accs], axis=0)
-        spa = None
+        spa = None  # system level from the first vector only (CV: seed 0's out-of-fold composite): it is slow
         if s.spa and (sm := _system_matrix(m, vectors[0])) is not None:
             spa = meta.soft_pairwise_accuracy(*sm, n_resamples=min(100, s.n_resamples), alpha=s.alpha, seed=s.seed)
         block.rows[key] = Row(meta.interval(tau_s, tau_v, s.alpha), meta.interval(acc_s, acc_v, s.alpha),

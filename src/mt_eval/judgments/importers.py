@@ -176,11 +176,10 @@ def review_judgments(db: str | None, campaign: str) -> JudgmentTable:
     from mt_eval.review.ratings import BAD, included, load_ratings
     from mt_eval.store.db import open_store
 
-    store = open_store(db)
-    with store.session() as session:
+    with open_store(db) as store, store.session() as session:
         found = find_campaign(session, campaign)
         rows = included(load_ratings(session, found.id))
     judged = [Judgment(dataset=campaign, entry=str(r.entry_id), system=r.card_hash, score=float(r.value),
                        rater=r.reviewer, hypothesis=None, where=f"campaign {campaign}")
-              for r in rows if r.card_hash is not None and r.kind != BAD and not r.kind.startswith("control")]
+              for r in rows if r.card_hash is not None and r.kind != BAD]  # controls: no card, and not a system
     return JudgmentTable.build("review", judged, file=f"campaign {campaign}")
