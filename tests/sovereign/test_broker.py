@@ -17,7 +17,7 @@ from conftest import TINY, small_dataset
 from mt_eval.errors import UserError
 from mt_eval.sovereign.broker import BrokerConfig, egress_config
 from mt_eval.sovereign.bundle import load_bundle
-from mt_eval.sovereign.runner import execute
+from mt_eval.sovereign.runner import execute, score
 from mt_eval.sovereign.sandbox import new_workdir
 
 KEY = "gov-secret-key-123"
@@ -35,10 +35,11 @@ def gateway_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     dataset = small_dataset(14)
     with FakeOpenAI(api_key=KEY) as server:
         config = BrokerConfig(server.base_url, KEY, (), max_tokens=BUDGET)
-        translations, report = execute(load_bundle(bundle_dir), dataset, TINY, new_workdir() / "s", config)
+        bundle = load_bundle(bundle_dir)
+        translations, report = execute(bundle, dataset, TINY, new_workdir() / "s", config)
         recorded = list(server.requests)
     return {"texts": {t.entry_id: t.text for t in translations}, "report": report, "recorded": recorded,
-            "dataset": dataset}
+            "dataset": dataset, "card": score(dataset, bundle, translations, report, TINY, "test")}
 
 
 def test_only_declared_models_on_the_one_route_with_the_governance_key(gateway_run: dict) -> None:
@@ -68,6 +69,15 @@ def test_counts_match_what_the_provider_recorded(gateway_run: dict) -> None:
     assert egress["requests"] == 14 and egress["refused"]["undeclared_model"] == 2
     assert egress["bytes_out"] > 0 and egress["bytes_in"] > 0
     assert KEY not in json.dumps(egress)
+
+
+def test_usage_and_requests_are_on_the_card(gateway_run: dict) -> None:
+    card, egress = gateway_run["card"], gateway_run["report"].egress
+    assert card["tokens"]["prompt_tokens"] == egress["prompt_tokens"]
+    assert card["tokens"]["completion_tokens"] == egress["completion_tokens"]
+    assert card["cost"]["source"] == "provider" and card["cost"]["total_cost_usd"] == pytest.approx(egress["cost_usd"])
+    assert [r.get("attempts") for r in card["results"]] == [1] * 14  # one request per entry, refused ones too
+    assert card["method"]["config"]["egress"] == "gateway"
 
 
 def test_the_budget_stops_forwarding_and_is_named(gateway_run: dict) -> None:

@@ -24,6 +24,8 @@ from typing import Any
 
 import httpx
 
+from mt_eval.methods.base import Usage
+
 ROUTE = "/v1/chat/completions"
 MAX_BODY = 1 << 20
 
@@ -56,6 +58,9 @@ class BrokerCounters:
     cost_usd: float = 0.0
     refused: Counter[str] = field(default_factory=Counter)
     refused_entries: dict[int, list[str]] = field(default_factory=dict)
+    # per entry being translated: requests, and the usage of those forwarded (onto the card's results)
+    entry_requests: Counter[int] = field(default_factory=Counter)
+    entry_usage: dict[int, Usage] = field(default_factory=dict)
 
     def as_card(self) -> dict[str, Any]:
         return {"requests": self.requests, "forwarded": self.forwarded, "bytes_in": self.bytes_in,
@@ -105,6 +110,12 @@ class Broker:
             return "budget_exhausted"
         return None
 
+    def count_request(self) -> None:
+        with self._lock:
+            self.counters.requests += 1
+            if self.current_entry is not None:
+                self.counters.entry_requests[self.current_entry] += 1
+
     def refuse(self, reason: str) -> None:
         with self._lock:
             self.counters.refused[reason] += 1
@@ -118,15 +129,20 @@ class Broker:
                 "Authorization": f"Bearer {self.config.api_key}", "Content-Type": "application/json"})
         except httpx.HTTPError:
             return 502, json.dumps({"error": {"type": "provider_unreachable"}}).encode()
-        usage = _usage(reply.content)
+        reported = _usage(reply.content)
+        usage = Usage(prompt_tokens=int(reported.get("prompt_tokens") or 0),
+                      completion_tokens=int(reported.get("completion_tokens") or 0),
+                      cost_usd=float(reported.get("cost") or 0.0))
         with self._lock:
             c = self.counters
             c.forwarded += 1
             c.bytes_out += len(raw)
             c.bytes_in += len(reply.content)
-            c.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-            c.completion_tokens += int(usage.get("completion_tokens") or 0)
-            c.cost_usd += float(usage.get("cost") or 0.0)
+            c.prompt_tokens += usage.prompt_tokens
+            c.completion_tokens += usage.completion_tokens
+            c.cost_usd += usage.cost_usd
+            if self.current_entry is not None:
+                c.entry_usage.setdefault(self.current_entry, Usage()).add(usage)
         return reply.status_code, reply.content
 
 
@@ -160,13 +176,11 @@ def _handler(broker: Broker) -> type[BaseHTTPRequestHandler]:
             self._send(403, json.dumps({"error": {"type": "refused_egress", "code": reason}}).encode())
 
         def do_GET(self) -> None:
-            with broker._lock:
-                broker.counters.requests += 1
+            broker.count_request()
             self._refused("route")
 
         def do_POST(self) -> None:
-            with broker._lock:
-                broker.counters.requests += 1
+            broker.count_request()
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_BODY:
                 self.close_connection = True

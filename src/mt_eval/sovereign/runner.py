@@ -176,8 +176,20 @@ def execute(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, workdir: Pa
             if broker is not None:
                 report.egress = {"mode": "gateway", **broker.config.as_card(), **broker.counters.as_card()}
                 report.egress_refusals = dict(broker.counters.refused_entries)
+                _attribute_usage(translations, broker, bundle)
     report.elapsed_seconds = time.monotonic() - start
     return translations, report
+
+
+def _attribute_usage(translations: list[Translation], broker: Broker, bundle: Bundle) -> None:
+    """Each entry's LLM requests and the usage the provider reported for them, onto its result (the
+    card's tokens and cost blocks then count them, as for any LLM method)."""
+    counters = broker.counters
+    for t in translations:
+        if counters.entry_requests[t.entry_id]:
+            t.usage = counters.entry_usage.get(t.entry_id, t.usage)
+            t.extra["attempts"] = counters.entry_requests[t.entry_id]
+            t.model_id = ", ".join(bundle.manifest.models)
 
 
 def _one(session: _Session, line: bytes, entry_id: int, timeout: float) -> tuple[str, str]:
@@ -219,8 +231,10 @@ def score(dataset: Dataset, bundle: Bundle, translations: list[Translation], rep
 
     target, source = language_card(dataset.info.target_language), language_card(dataset.info.source_language)
     require_analyser(target)
+    gateway = report.egress.get("mode") == "gateway"  # the broker counted what the provider reported
     info = RunInfo(str(uuid.uuid4()), datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), report.elapsed_seconds,
-                   condition, warnings=source_warnings(dataset, target, source))
+                   condition, warnings=source_warnings(dataset, target, source),
+                   cost_source="provider" if gateway else None)
     card, _ = build_card(dataset, identity_for(bundle, policy, str(report.egress["mode"])), translations, info,
                          target, source)
     return card
