@@ -26,6 +26,7 @@ from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.public_card import (
     load_full_card,
     public_card,
+    rotate_full_cards,
     sign_public_card,
     store_full_card,
     write_public_card,
@@ -141,6 +142,10 @@ def test_full_card_is_stored_encrypted_to_the_custodians(full_card: dict[str, An
     assert load_full_card(tmp_path / "gov", full_card["run_card_hash"], custodians[0].key) == full_card
     with pytest.raises(UserError, match="not a recipient of this card"):
         load_full_card(tmp_path / "gov", full_card["run_card_hash"], custodians[1].key)
+    assert rotate_full_cards(tmp_path / "gov", custodians[0].key, [custodians[1].recipient]) == 1
+    assert load_full_card(tmp_path / "gov", full_card["run_card_hash"], custodians[1].key) == full_card
+    with pytest.raises(UserError, match="not a recipient of this card"):  # the retired key no longer opens it
+        load_full_card(tmp_path / "gov", full_card["run_card_hash"], custodians[0].key)
 
 
 def _register(db: str, key: Path, name: str = ORG) -> str:

@@ -208,11 +208,12 @@ def test_cli_keygen_seal_inspect_rotate(sovereign_corpus: Path, tmp_path: Path) 
     assert recipient in text and "files intact" in text
     assert not [s for s in secret_strings(sovereign_corpus) if s in text + shown.stdout]
     rotated = runner.invoke(app, ["vault", "rotate", str(out), "--identity", str(tmp_path / "a.key"),
-                                  "--recipient", f"{new},{recipient}"])  # fmt: skip
-    assert rotated.exit_code == 0 and "to 2 recipient(s)" in rotated.output, rotated.output
+                                  "--recipient", f"{new},{recipient}", "--governance", str(tmp_path / "gov")])
+    assert rotated.exit_code == 0 and "and 0 stored full card(s) to 2 recipient(s)" in rotated.output, rotated.output
     assert len(vault.open_vault(out, tmp_path / "b.key").entries) == 200
     (out / "public.json").write_text((out / "public.json").read_text() + " ")
     broken = runner.invoke(app, ["vault", "inspect", str(out)])
     assert broken.exit_code == 1 and "public.json: tampered or damaged" in broken.output
-    wrong = runner.invoke(app, ["vault", "rotate", str(out), "--identity", str(tmp_path / "a.key"), "-r", new])
+    wrong = runner.invoke(app, ["vault", "rotate", str(out), "--identity", str(tmp_path / "a.key"), "-r", new,
+                                "--governance", str(tmp_path / "gov")])
     assert wrong.exit_code == 2 and len(wrong.output.strip().splitlines()) == 1  # public.json was changed above

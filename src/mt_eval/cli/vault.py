@@ -68,17 +68,23 @@ def rotate(
     vault: Annotated[Path, typer.Argument(help="The vault folder.")],
     identity: Annotated[Path, opt("A current custodian's identity file.", "--identity", "-i")],
     recipient: RecipientOpt,
+    governance: Annotated[Path, opt("The governance folder whose stored full cards (texts and all) are "
+                                    "re-encrypted too, when it has any.", "--governance")] = Path("governance"),
 ) -> None:
-    """Re-encrypt a vault's secret half to new recipients (the old keys no longer open it).
+    """Re-encrypt a vault's secret half, and the full cards stored in the governance folder, to new
+    recipients (the old keys no longer open them).
 
-    Copies of the old secret.age (backups) still open with the old keys: destroy them.
+    Copies of the old files (backups) still open with the old keys: destroy them.
 
     Example: mt-eval vault rotate vault --identity old.key --recipient age1new…
     """
+    from mt_eval.sovereign.public_card import rotate_full_cards
     from mt_eval.sovereign.vault import rotate as rotate_vault
 
+    cards = rotate_full_cards(governance, identity, recipient)  # first: it refuses before anything changes
     sealed = rotate_vault(vault, identity, recipient)
-    out.print(f"re-encrypted {escape(str(vault))} to {len(sealed.recipients)} recipient(s)", highlight=False)
+    out.print(f"re-encrypted {escape(str(vault))} and {cards} stored full card(s) to {len(sealed.recipients)} "
+              "recipient(s)", highlight=False)
 
 
 @vault_app.command("inspect")

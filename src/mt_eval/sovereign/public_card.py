@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from mt_eval.sovereign.governance import (
     sign_public_card,
 )
 from mt_eval.sovereign.release import MIN_GROUP, NGRAM_CHARS, NGRAM_TOKENS, SecretIndex
-from mt_eval.sovereign.vault import parse_recipient, read_identities, read_manifest
+from mt_eval.sovereign.vault import parse_recipient, parse_recipients, read_identities, read_manifest
 
 REQUIRED = ("bundle_sha256", "sandbox", "egress", "terms_version", "organisation")
 FROM_RUN = ("bundle_sha256", "sandbox", "egress", "terms_version")  # the full card's method.config holds them
@@ -214,3 +214,17 @@ def agreed_public_card(governance_dir: Path, identity: Path, first: str, second:
               "agreement": {"second_run_card_hash": h2, "tolerance": "±2 % (Benchmark Spec §9.2)",
                             "metrics": metrics}}  # fmt: skip
     return public_card(a, block, key)
+
+
+def rotate_full_cards(governance_dir: Path, identity: Path, new_recipients: Sequence[str]) -> int:
+    """Re-encrypt every stored full card to ``new_recipients`` (``vault rotate`` does it with the vault:
+    a retired custodian key must not keep opening the texts); returns how many. A card the identity
+    cannot open is refused before anything is rewritten."""
+    keys = parse_recipients(new_recipients)
+    folder = Path(governance_dir) / CARDS_DIR
+    paths = sorted(folder.glob("*.card.age")) if folder.is_dir() else []
+    cards = [load_full_card(governance_dir, p.name.split(".")[0], identity) for p in paths]
+    for path, card in zip(paths, cards, strict=True):
+        data = json.dumps(card, ensure_ascii=False, sort_keys=True, allow_nan=False).encode("utf-8")
+        write_atomic(path, pyrage.encrypt(data, keys))
+    return len(paths)
