@@ -13,8 +13,14 @@ def serve(
     db: DbOpt = None,
     host: Annotated[str, opt("Address to listen on (127.0.0.1: this machine only).", "--host")] = "127.0.0.1",
     port: Annotated[int, opt("Port to listen on.", "--port")] = 8000,
+    secure_cookies: Annotated[bool | None, opt(
+        "Mark the session cookie Secure (--secure-cookies) or never (--insecure-cookies); default: Secure when "
+        "the request came over https (a proxy on 127.0.0.1 may say so with X-Forwarded-Proto).",
+        "--secure-cookies/--insecure-cookies")] = None,
 ) -> None:
-    """Serve the leaderboard, run pages, comparisons and dataset pages, with a JSON API under /api.
+    """Serve the leaderboard, run pages, comparisons and dataset pages, with a JSON API under /api,
+    and the review pages for signed-in reviewers and admins (make the first admin with
+    mt-eval accounts add NAME --role admin).
 
     Pages work without JavaScript and load nothing from another host. Texts of the gold_standard
     and held_out segments are never served. Stop with Ctrl-C.
@@ -25,4 +31,4 @@ def serve(
 
     if not 0 < port < 65536:
         raise UserError(f"--port must be between 1 and 65535, not {port}")
-    run_server(db, host, port)
+    run_server(db, host, port, cookie_secure=secure_cookies)
