@@ -3,6 +3,11 @@ runner's own failure modes: no bubblewrap, a sandbox that cannot start, a method
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +60,31 @@ def test_a_method_that_never_reads_cannot_block_the_harness(make_bundle) -> None
     huge = small_dataset(1).model_copy(update={"entries": [entry.model_copy(update={"source": "word " * 200_000})]})
     translations, report = execute(bundle, huge, TINY, new_workdir() / "s")
     assert report.outcomes == {entry.id: "timeout"} and translations[0].error == "timeout"
+
+
+def test_the_sandbox_dies_with_the_harness(make_bundle, tmp_path: Path) -> None:
+    """kill -9 of the harness leaves no sandboxed process behind (--die-with-parent)."""
+    bundle = make_bundle("deaf")
+    marker = "4242.5"  # a sleep length no other process uses, to find the sandboxed one
+    (bundle / "method.toml").write_text((bundle / "method.toml").read_text().replace('"60"', f'"{marker}"'))
+    script = (f"from conftest import small_dataset, TINY\nfrom dataclasses import replace\n"
+              f"from mt_eval.sovereign.bundle import load_bundle\nfrom mt_eval.sovereign.runner import execute\n"
+              f"from mt_eval.sovereign.sandbox import new_workdir\n"
+              f"execute(load_bundle({str(bundle)!r}), small_dataset(1), replace(TINY, wall_seconds_per_entry=60),"
+              f" new_workdir() / 's')\n")
+    harness = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent)
+
+    def sandboxed() -> list[str]:
+        ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+        return [line for line in ps.splitlines() if f"sleep {marker}" in line and "bwrap" not in line]
+
+    deadline = time.monotonic() + 20
+    while not sandboxed() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sandboxed(), "the sandboxed method started"
+    os.kill(harness.pid, signal.SIGKILL)
+    harness.wait()
+    deadline = time.monotonic() + 5
+    while sandboxed() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sandboxed() == []
