@@ -50,8 +50,18 @@ def test_no_bubblewrap_is_one_line(make_bundle, monkeypatch: pytest.MonkeyPatch,
 def test_a_sandbox_that_cannot_start_is_the_machines_fault_not_the_methods(make_bundle) -> None:
     bundle = load_bundle(make_bundle("glossary-python"))
     broken = SandboxPolicy(**{**vars(TINY), "tmpfs_mb": 0})  # bwrap refuses a zero-size tmpfs
-    with pytest.raises(UserError, match="the sandbox could not start: bwrap: "):
+    with pytest.raises(UserError, match="the sandbox could not start"):
         execute(bundle, small_dataset(2), broken, new_workdir() / "s")
+
+
+def test_a_method_posing_as_bubblewrap_never_gets_its_stderr_quoted(make_bundle) -> None:
+    bundle = load_bundle(make_bundle("hostile", {"attacks.json": {}}))
+    (bundle.root / "hostile.py").write_text("import sys\nsys.stderr.write('bwrap: ' + sys.stdin.readline())\n"
+                                            "sys.exit(1)\n")
+    dataset = small_dataset(1)
+    with pytest.raises(UserError) as caught:
+        execute(load_bundle(bundle.root), dataset, TINY, new_workdir() / "s")
+    assert dataset.entries[0].source not in caught.value.one_line()
 
 
 def test_a_method_that_never_reads_cannot_block_the_harness(make_bundle) -> None:

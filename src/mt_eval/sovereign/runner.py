@@ -164,9 +164,10 @@ def execute(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, workdir: Pa
                 text, outcome = _one(session, request_line(entry, src, tgt), entry.id,
                                      min(policy.wall_seconds_per_entry, left))
                 if outcome == "sandbox_failed" and report.starts == 1:  # the machine, not the method
-                    raise UserError(f"the sandbox could not start: {report.stderr.decode(errors='replace')[:300]}",
-                                    hint="bubblewrap needs user namespaces (sysctl kernel.unprivileged_userns_clone"
-                                         "=1, or run as root)")
+                    # bubblewrap's message is not quoted: a method could print "bwrap: <a secret source>"
+                    raise UserError("the sandbox could not start (bubblewrap refused its setup)",
+                                    hint="check `bwrap --unshare-all --die-with-parent true` on this machine; "
+                                         "it needs user namespaces")
                 report.outcomes[entry.id] = outcome
                 translations.append(Translation(entry.id, text, None if outcome == "ok" else outcome,
                                                 latency_seconds=time.monotonic() - t0))
