@@ -284,9 +284,6 @@ def test_review_of_the_full_card_in_the_private_store_promotes_the_public_one(
         assert session.scalars(select(Card.verification_tier)).one() == "community-validated"
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError, reason="store/ranking.py pairs every ranked card with its stored "
-                   "statistics; sovereign cards have none (per-entry statistics would leak per-entry scores). "
-                   "The lead applies the patch proposed in the part-A report (set them apart), then drops this mark")
 def test_two_sovereign_cards_on_one_dataset_do_not_break_the_leaderboard(full_card: dict[str, Any], gov_key: Path,
                                                                          tmp_path: Path) -> None:
     from mt_eval.store.query import query_rows

@@ -14,6 +14,7 @@ from rich.table import Table
 from mt_eval.scoring.composite import tier_label
 from mt_eval.store.query import BoardRow
 from mt_eval.store.ranking import RankedBoard
+from mt_eval.store.sovereign import verification_label
 
 
 def _num(value: float | None, digits: int = 4) -> str:
@@ -55,8 +56,10 @@ def _table(rows: Sequence[BoardRow], title: str, *, ranked: bool) -> tuple[Table
     for r in rows:
         first = r.rank or "–" if ranked else escape(r.unranked_reason or "")
         who = f"{escape(r.method)} · {escape(r.condition)}\n[dim]{escape(r.model)} · {escape(r.method_class)}[/dim]"
+        verification = escape(verification_label(r.verification_tier))
+        tiers = f"{escape(tier_label(r.quality_tier, r.reviewed))}\n[dim]{verification}[/dim]"
         table.add_row(first, who, _composite(r), *(_metric(r, m, d) for _, m, d in metrics),
-                      f"{escape(tier_label(r.quality_tier, r.reviewed))}\n[dim]{escape(r.verification_tier)}[/dim]",
+                      tiers,
                       f"{_num(r.cost_per_entry, 5)}\n{_num(r.cost_adjusted, 3)}", _num(r.avg_latency, 3),
                       f"{r.published_at:%Y-%m-%d}\n[dim]{r.run_card_hash[:8]}[/dim]")  # fmt: skip
     return table, absent

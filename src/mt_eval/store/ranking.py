@@ -98,8 +98,13 @@ def _apart(row: BoardRow, reason: str) -> BoardRow:
 
 def rank(session: Session, rows: Sequence[BoardRow], *, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
     """Rank ``rows`` (already filtered) into boards with significance clusters."""
+    tested = with_statistics(session, [r.run_card_hash for r in rows])
     boards = []
     for ranked, apart in split_groups(rows):
+        if len(ranked) > 1 and any(r.run_card_hash not in tested for r in ranked):
+            apart = [*apart, *(_apart(r, "no per-entry statistics (a sovereign card): not tested against others")
+                               for r in ranked if r.run_card_hash not in tested)]  # fmt: skip
+            ranked = [r for r in ranked if r.run_card_hash in tested]
         ordered = sorted(ranked, key=lambda r: (-(r.composite or 0.0), r.run_card_hash))
         tests = adjacent_tests(session, ordered, n_resamples=n_resamples) if len(ordered) > 1 else []
         assign_ranks(ordered, [t.significant for t in tests])
@@ -138,6 +143,12 @@ def adjacent_tests(session: Session, ordered: Sequence[BoardRow], *, n_resamples
     adjusted = holm([p for *_, p in raw], ALPHA) if raw else []
     return [AdjacentTest(a, b, delta, p, adj, significant)
             for (a, b, delta, p), (adj, significant) in zip(raw, adjusted, strict=True)]  # fmt: skip
+
+
+def with_statistics(session: Session, hashes: Sequence[str]) -> set[str]:
+    """The cards among ``hashes`` whose statistics the store holds (a sovereign card has none)."""
+    stmt = select(Card.run_card_hash).join(CardStatistics, CardStatistics.card_id == Card.id)
+    return set(session.scalars(stmt.where(Card.run_card_hash.in_(list(hashes)))))
 
 
 def load_cards(session: Session, hashes: Sequence[str]) -> tuple[dict[str, dict[str, Any]], dict[str, bytes]]:
