@@ -297,8 +297,16 @@ def test_two_sovereign_cards_on_one_dataset_do_not_break_the_leaderboard(full_ca
         publish_sovereign(store, paths)
         with store.session() as session:
             (board,) = rank(session, query_rows(session))
-    assert {r.run_card_hash for r in board.rows + board.unranked} == {json.loads(p.read_text())["run_card_hash"]
-                                                                      for p in paths}
+    hashes = {json.loads(p.read_text())["run_card_hash"] for p in paths}
+    assert {r.run_card_hash for r in board.rows + board.unranked} == hashes
+    assert all("no per-entry statistics" in (r.unranked_reason or "") for r in board.unranked) and board.unranked
+    from fastapi.testclient import TestClient
+
+    from mt_eval.web.app import create_app
+
+    with TestClient(create_app(db)) as client:  # compared entry by entry? no: a clear 400, never a 500
+        answer = client.get("/api/compare?" + "&".join(f"run={h}" for h in sorted(hashes)))
+    assert answer.status_code == 400 and "no per-entry statistics" in answer.text, answer.text
 
 
 def test_no_key_reaches_any_file_or_output(sovereign_corpus: Path, custodians: list[Custodian],

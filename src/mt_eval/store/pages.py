@@ -288,6 +288,11 @@ def compare_runs(store: Store, hashes: Sequence[str], *, n_resamples: int = N_RE
         raise UserError(f"compare needs 2 to {MAX_COMPARED} different runs, got {len(unique)}")
     with store.session() as session:
         cards, blobs = load_with_statistics(session, unique)
+        untested = [h for h in unique if h not in cards and session.scalar(
+            select(Card.id).where(Card.run_card_hash == h)) is not None]  # published without statistics
+    if untested:  # a sovereign card keeps no per-entry statistics: they would leak per-entry scores
+        raise UserError(f"run {untested[0][:12]} has no per-entry statistics (a sovereign card): it cannot be "
+                        "compared entry by entry")
     missing = [h for h in unique if h not in cards]
     if missing:
         raise LookupError(missing[0])
