@@ -103,3 +103,22 @@ def test_submission_check_cli(tmp_path: Path) -> None:
     assert "line 3" in result.output and "Traceback" not in result.output
     missing = runner.invoke(app, ["submission", "check", str(tmp_path / "nothing")])
     assert missing.exit_code == 2 and "a bundle is a directory" in missing.output
+
+
+def test_an_archive_is_the_same_bundle_as_its_directory(tmp_path: Path) -> None:
+    import shutil
+    import tarfile
+    import zipfile
+
+    root = _bundle(tmp_path / "b", GOOD)
+    made = shutil.make_archive(str(tmp_path / "b"), "gztar", tmp_path, "b")
+    bundle, problems = check_bundle(made)
+    assert problems == [] and bundle is not None and bundle.sha256 == bundle_sha256(root)
+    escape = tmp_path / "evil.tar.gz"
+    with tarfile.open(escape, "w:gz") as tf:
+        tf.add(root / "method.toml", arcname="../method.toml")
+    assert "not a readable bundle archive" in check_bundle(escape)[1][0].one_line()
+    zipped = tmp_path / "evil.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.writestr("../../x.py", "print()")
+    assert "points outside the bundle" in check_bundle(zipped)[1][0].one_line()

@@ -31,8 +31,11 @@ CostOpt = Annotated[float, opt("Egress budget in USD for the whole run.", "--cos
 ResultOpt = Annotated[Path, opt("Where RESULT.json goes.", "--out", "-o")]
 
 
+BundleArg = Annotated[Path, typer.Argument(help="The bundle: a directory with method.toml, or a .tar.gz/.zip of one.")]
+
+
 @submission_app.command("check")
-def check(bundle: Annotated[Path, typer.Argument(help="The bundle directory (with method.toml).")]) -> None:
+def check(bundle: BundleArg) -> None:
     """Check a bundle: method.toml's fields, the files it names, pinned wheels; every problem, located.
 
     Prints the bundle's sha256 when it is fine (the hash preflight and run insist on).
@@ -58,7 +61,7 @@ def _egress(url: str | None, key_env: str | None, tokens: int, cost: float) -> B
 
 @sovereign_app.command("preflight")
 def preflight(
-    bundle: Annotated[Path, typer.Argument(help="The bundle directory.")],
+    bundle: BundleArg,
     corpus: Annotated[Path, opt("The public corpus (a vault's public.json): its development entries.", "--corpus")],
     governance: GovernanceOpt = Path("governance"),
     result: ResultOpt = Path("PREFLIGHT.json"),

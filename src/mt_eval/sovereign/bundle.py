@@ -194,11 +194,49 @@ def _wheel_problems(root: Path, deps: Dependencies, mpath: Path) -> list[UserErr
     return problems
 
 
+ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
+
+
+def _unpack(archive: Path) -> Path:
+    """An archive's files in a fresh directory (removed at exit); the bundle is that directory, or the
+    one folder it holds. Refused: members outside the directory, links, devices (tarfile's ``data``
+    filter; for zip, names are checked here)."""
+    import atexit
+    import shutil
+    import tarfile
+    import tempfile
+    import zipfile
+
+    dest = Path(tempfile.mkdtemp(prefix="mt-eval-bundle-"))
+    atexit.register(shutil.rmtree, dest, True)
+    try:
+        if archive.name.endswith(".zip"):
+            with zipfile.ZipFile(archive) as zf:
+                for name in zf.namelist():
+                    if name.startswith("/") or ".." in Path(name).parts:
+                        raise UserError(f"archive member {name!r} points outside the bundle", file=str(archive))
+                zf.extractall(dest)
+        else:
+            with tarfile.open(archive) as tf:
+                tf.extractall(dest, filter="data")
+    except (tarfile.TarError, zipfile.BadZipFile, OSError) as exc:
+        raise UserError(f"not a readable bundle archive: {exc}", file=str(archive)) from None
+    inner = list(dest.iterdir())
+    return inner[0] if len(inner) == 1 and inner[0].is_dir() and not (dest / MANIFEST).exists() else dest
+
+
 def check_bundle(path: str | Path) -> tuple[Bundle | None, list[UserError]]:
-    """The bundle and every problem found in it (empty: it may be preflighted)."""
+    """The bundle (a directory, or an archive of one) and every problem found in it (empty: it may be
+    preflighted). An archive's sha256 is its files', so it equals the directory's it was made from."""
     root = Path(path)
+    if root.is_file() and root.name.endswith(ARCHIVES):
+        try:
+            root = _unpack(root)
+        except UserError as exc:
+            return None, [exc]
     if not root.is_dir():
-        return None, [UserError("a bundle is a directory with method.toml", file=str(root))]
+        return None, [UserError(f"a bundle is a directory with method.toml (or a {', '.join(ARCHIVES)} of one)",
+                                file=str(root))]
     mpath = root / MANIFEST
     if not mpath.is_file():
         return None, [UserError(f"{MANIFEST} not found", file=str(root))]
