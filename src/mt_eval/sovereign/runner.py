@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
 import signal
 import time
@@ -35,6 +36,7 @@ from mt_eval.sovereign.protocol import ProtocolError, parse_reply, request_line
 from mt_eval.sovereign.public_card import store_full_card
 from mt_eval.sovereign.release import SecretIndex, leak_check, released_text, result_document
 from mt_eval.sovereign.sandbox import (
+    SANDBOX_UID,
     SandboxPolicy,
     Worker,
     WorkerDied,
@@ -146,7 +148,9 @@ def execute(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, workdir: Pa
         if egress is None:
             raise UserError('the bundle declares egress = "gateway" but no provider is configured',
                             hint="give --provider-url and --provider-key-env")
-        (workdir / "run").mkdir(mode=0o755)
+        (workdir / "run").mkdir(mode=0o700)  # only the sandbox's uid reaches the socket (and its budget)
+        if os.geteuid() == 0:
+            os.chown(workdir / "run", SANDBOX_UID, SANDBOX_UID)
         socket = workdir / "run" / "llm.sock"
         staged = replace(staged, socket=socket)
         broker_cm = Broker(replace(egress, models=tuple(bundle.manifest.models)), socket)
@@ -319,7 +323,6 @@ def write_logs(evaluation: Evaluation, directory: Path) -> list[Path]:
     """The sandbox report and the method's kept stderr (mode 0600): for the developer after a
     preflight (public data), for governance only after a gold run."""
     import json
-    import os
 
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / "sandbox_report.json", directory / "stderr.log"]
