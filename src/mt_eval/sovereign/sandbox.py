@@ -10,7 +10,16 @@ namespaces disabled (so ``unshare`` fails), ``--die-with-parent``, ``--new-sessi
 environment. When the harness runs as root the sandbox is started as uid/gid 65534: a root-owned
 process is exempt from ``RLIMIT_NPROC`` (measured: a fork bomb is not stopped), and files outside
 the sandbox stay unreadable even if a bind were ever wrong. rlimits (CPU seconds, address space,
-processes, file size, open files, no core files) are set before ``bwrap`` starts and inherited.
+processes, file size, open files, no core files) are set before ``bwrap`` starts and inherited. A
+seccomp filter (libseccomp, when installed) refuses :data:`BLOCKED_SYSCALLS`: without it the method
+could ptrace the sandbox's own init (same uid) and stop it.
+
+Methods run on the system's ``/usr/bin/python3`` (the harness's interpreter may live where the
+sandbox uid cannot read, e.g. under ``/root``); a Python bundle imports a staged copy of the method
+protocol (``mt_eval/methods/base.py``, ``errors.py``: standard library only), never the harness.
+
+Limits, honestly: ``RLIMIT_AS`` is per process (no cgroup here to cap the sandbox's total memory),
+``RLIMIT_NPROC`` counts every process of the sandbox uid on the machine, and the tmpfs is memory.
 """
 
 from __future__ import annotations
