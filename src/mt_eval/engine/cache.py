@@ -37,21 +37,27 @@ def cache_key(**parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
+def open_sqlite_cache(path: Path, schema: str, what: str) -> sqlite3.Connection:
+    """A cache database at ``path`` (its folder made), in WAL mode so that readers never wait for the one
+    writer, with ``schema`` (a ``CREATE TABLE IF NOT EXISTS``) applied; any failure is one line."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(schema)
+        db.commit()
+    except (OSError, sqlite3.Error) as exc:
+        raise UserError(f"cannot open the {what}: {exc}", file=str(path)) from exc
+    return db
+
+
 class ResponseCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, content TEXT NOT NULL,"
-                " model_id TEXT NOT NULL, created_at TEXT NOT NULL)"
-            )
-            self._db.commit()
-        except (OSError, sqlite3.Error) as exc:
-            raise UserError(f"cannot open response cache: {exc}", file=str(path)) from exc
+        self._db = open_sqlite_cache(self.path, "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
+                                     "content TEXT NOT NULL, model_id TEXT NOT NULL, created_at TEXT NOT NULL)",
+                                     "response cache")
 
     def get(self, key: str) -> CachedResponse | None:
         row = self._db.execute("SELECT content, model_id FROM responses WHERE key=?", (key,)).fetchone()

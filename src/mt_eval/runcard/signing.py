@@ -139,7 +139,7 @@ def parse_public_key(text: str, *, file: str | None = None) -> PublicKey:
 
 def read_public_key(path: str | Path) -> PublicKey:
     """The public key in the file at ``path``."""
-    return parse_public_key(_read_small(Path(path), "public key").decode("utf-8", "replace"), file=str(path))
+    return parse_public_key(read_small(Path(path), "public key").decode("utf-8", "replace"), file=str(path))
 
 
 def regular_file(path: Path, what: str) -> os.stat_result:
@@ -157,7 +157,7 @@ def regular_file(path: Path, what: str) -> os.stat_result:
     return info
 
 
-def _read_small(path: Path, what: str, limit: int = 64 * 1024) -> bytes:
+def read_small(path: Path, what: str, limit: int = 64 * 1024) -> bytes:
     """The bytes of a key or signature file, refused when larger than ``limit``."""
     regular_file(path, what)
     try:
@@ -173,7 +173,7 @@ def _read_small(path: Path, what: str, limit: int = 64 * 1024) -> bytes:
 def read_private_key(path: str | Path) -> Ed25519PrivateKey:
     """The private key at ``path``: PKCS#8 PEM, unencrypted, Ed25519, readable by its owner only."""
     p = Path(path)
-    data = _read_small(p, "private key")
+    data = read_small(p, "private key")
     if data.lstrip().startswith(PUBLIC_PREFIX.encode()) or b"PUBLIC KEY" in data:
         raise UserError("this is a public key; signing needs the private key (the .key file)", file=str(p))
     if os.name == "posix" and p.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
@@ -295,7 +295,7 @@ def parse_signature(item: object, file: str, field: str) -> Signature:
 
 
 def read_signature_json(path: Path, kind: str) -> dict[str, Any]:
-    raw = _read_small(path, "signature", MAX_SIG_FILE_BYTES)
+    raw = read_small(path, "signature", MAX_SIG_FILE_BYTES)
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):

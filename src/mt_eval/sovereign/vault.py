@@ -45,7 +45,7 @@ from pyrage import x25519
 from mt_eval.corpus.loaders import load_corpus
 from mt_eval.corpus.models import Dataset, Entry, Segment
 from mt_eval.errors import UserError
-from mt_eval.runcard.signing import regular_file, write_atomic
+from mt_eval.runcard.signing import read_small, regular_file, write_atomic
 
 MANIFEST, PUBLIC, SECRET = "vault.json", "public.json", "secret.age"
 MANIFEST_KIND, PAYLOAD_KIND = "mt-eval vault", "mt-eval vault secret"
@@ -135,13 +135,7 @@ def read_identities(path: Path) -> list[x25519.Identity]:
     regular_file(path, "identity")
     if os.name == "posix" and path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise UserError("identity is readable by others; refused", file=str(path), hint=f"chmod 600 {path}")
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_IDENTITY_BYTES + 1)
-    except OSError as exc:
-        raise UserError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
-    if len(data) > MAX_IDENTITY_BYTES:
-        raise UserError("too large to be an age identity file", file=str(path))
+    data = read_small(path, "age identity", MAX_IDENTITY_BYTES)
     lines = [ln.strip() for ln in data.decode("utf-8", "replace").splitlines()]
     keys = [ln for ln in lines if ln and not ln.startswith("#")]
     if not keys or any(not k.startswith(SECRET_PREFIX) for k in keys):

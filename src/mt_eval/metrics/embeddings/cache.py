@@ -14,13 +14,12 @@ lose the last vectors written, which only means they are computed again.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from mt_eval.errors import UserError
+from mt_eval.engine.cache import open_sqlite_cache
 
 DEFAULT_EMBEDDING_CACHE = ".mt-eval-cache/embeddings.sqlite"
 _BATCH = 500  # SQLite's default limit on bound parameters is 999 (older builds); stay well under it
@@ -35,19 +34,10 @@ class EmbeddingCache:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS embeddings (backend TEXT NOT NULL, model TEXT NOT NULL,"
-                " text_sha256 TEXT NOT NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL,"
-                " PRIMARY KEY (backend, model, text_sha256))"
-            )
-            self._db.commit()
-        except (OSError, sqlite3.Error) as exc:
-            raise UserError(f"cannot open the embedding cache: {exc}", file=str(path)) from exc
+        self._db = open_sqlite_cache(self.path, "CREATE TABLE IF NOT EXISTS embeddings (backend TEXT NOT NULL, "
+                                     "model TEXT NOT NULL, text_sha256 TEXT NOT NULL, dim INTEGER NOT NULL, "
+                                     "vector BLOB NOT NULL, PRIMARY KEY (backend, model, text_sha256))",
+                                     "embedding cache")
 
     def get_many(self, backend: str, model: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached vectors of ``texts`` by text (a text not cached is absent)."""
