@@ -103,3 +103,19 @@ def test_hostile_profile_files(cards: dict[str, Path], tmp_path: Path, weights: 
                                  "--profile", str(bad), "-o", str(tmp_path / "x.json")])
     assert result.exit_code == 2 and says in result.output and "bad.json" in result.output, result.output
     assert not (tmp_path / "x.json").exists()
+
+
+def test_published_under_its_profile_id_and_ranked_apart(cards: dict[str, Path], db_url: str) -> None:
+    """The store keeps a calibrated card's profile id (longer than "A"/"B": migration 0005 on PostgreSQL) and
+    ranks it only with cards of the same profile: the two calibrated cards together, the plain one apart."""
+    result = runner.invoke(app, ["publish", str(cards["a"]), str(cards["b"]), str(cards["plain"]), "--db", db_url])
+    assert result.exit_code == 0, result.output
+    board = runner.invoke(app, ["leaderboard", "--db", db_url, "--json"])
+    assert board.exit_code == 0, board.output
+    rows = {r["run_card_hash"]: r for r in json.loads(board.stdout)}
+    card_id = json.loads(cards["a"].read_text(encoding="utf-8"))["calibrated_profile"]["id"]
+    by_name = {name: rows[json.loads(cards[name].read_text(encoding="utf-8"))["run_card_hash"]]
+               for name in ("a", "b", "plain")}
+    assert by_name["a"]["profile"] == by_name["b"]["profile"] == card_id and by_name["plain"]["profile"] == "B"
+    assert by_name["a"]["rank"] and by_name["b"]["rank"] and by_name["plain"]["rank"] is None
+    assert f"profile B (ranked: {card_id})" in by_name["plain"]["unranked_reason"]

@@ -61,7 +61,7 @@ class Card(Base):
     dataset_pk: Mapped[int] = mapped_column(ForeignKey("datasets.id"), index=True)
     dataset_sha256: Mapped[str] = mapped_column(String(64), index=True)
     entry_ids_sha256: Mapped[str] = mapped_column(String(64))
-    profile: Mapped[str] = mapped_column(String(8))
+    profile: Mapped[str] = mapped_column(String(64))  # "A", "B" or a calibrated profile's id
     composite_rule: Mapped[str] = mapped_column(String(32))
     metric_set: Mapped[str] = mapped_column(Text)
     method_name: Mapped[str] = mapped_column(String(300))

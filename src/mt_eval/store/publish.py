@@ -30,6 +30,7 @@ from mt_eval.errors import UserError
 from mt_eval.runcard.io import migrate, read_card_json
 from mt_eval.runcard.signing import SignatureCheck, check_card_signatures
 from mt_eval.runcard.statistics import SidecarError, sha256_bytes, sidecar_path
+from mt_eval.scoring.calibrated import card_profile
 from mt_eval.scoring.composite import composite_rule
 from mt_eval.store.db import Store, StoreError
 from mt_eval.store.keys import accept, signatures_required
@@ -194,7 +195,7 @@ def insert_card(
     row = Card(
         run_card_hash=str(card["run_card_hash"]), run_id=str(card["run_id"]), dataset=_dataset(session, ds),
         dataset_sha256=str(ds["sha256"]), entry_ids_sha256=str(ds["entry_ids_sha256"]),
-        profile=str(card["profile"]), composite_rule=composite_rule(card),
+        profile=card_profile(card), composite_rule=composite_rule(card),
         metric_set=",".join(available_metrics(card)), method_name=str(card["method"]["name"]),
         method_class=str(card["method_class"]), model_slug=str(card["model_slug"]), condition=str(card["condition"]),
         composite=_number(scores.get("composite")), composite_ci_lower=_number(composite_ci.get("ci_lower")),
