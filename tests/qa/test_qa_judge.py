@@ -132,7 +132,7 @@ def test_provider_failure_stops_the_run_and_caches_nothing(tmp_path: Path) -> No
 def test_unwritable_cache_is_a_user_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(UserError, match="cannot open response cache"):
+    with pytest.raises(UserError, match="cannot open the response cache"):
         ResponseCache(blocker / "judge.sqlite")
 
 
