@@ -104,18 +104,28 @@ def superseded_by(session: Session, card_id: int) -> int | None:
                           .order_by(CardLink.id.desc()).limit(1))  # fmt: skip
 
 
-def card_conditions(filters: Filters) -> list[ColumnElement[bool]]:
+def dataset_matches(dataset: str) -> ColumnElement[bool]:
+    """The datasets a ``--dataset`` value names: its id, its sha256, or a sha256 prefix of 8+ characters."""
+    wanted = dataset.lower()
+    matches = [Dataset.dataset_id == dataset, Dataset.sha256 == wanted]
+    if len(wanted) >= 8:  # a hash prefix, as short as git's; LIKE wildcards in it are escaped
+        matches.append(Dataset.sha256.startswith(wanted, autoescape=True))
+    return or_(*matches)
+
+
+def card_conditions(filters: Filters, dataset_pks: Sequence[int] | None = None) -> list[ColumnElement[bool]]:
     """The WHERE conditions for ``filters`` on ``Card`` joined with ``Dataset``: every value a bound
     parameter; superseded cards left out unless ``include_superseded``."""
     conditions: list[ColumnElement[bool]] = []
     if not filters.include_superseded:
         conditions.append(~exists().where(CardLink.old_card_id == Card.id))
     if filters.dataset:
-        wanted = filters.dataset.lower()
-        matches = [Dataset.dataset_id == filters.dataset, Card.dataset_sha256 == wanted]
-        if len(wanted) >= 8:  # a hash prefix, as short as git's; LIKE wildcards in it are escaped
-            matches.append(Card.dataset_sha256.startswith(wanted, autoescape=True))
-        conditions.append(or_(*matches))
+        # the matching datasets' keys (``dataset_pks``, looked up first in the small datasets table), so the
+        # planner reads cards in the order of the (dataset, composite, hash) index and stops after the top
+        # 50 (docs/decisions.md §39); without them, the same as a subquery
+        chosen = list(dataset_pks) if dataset_pks is not None else select(Dataset.id).where(
+            dataset_matches(filters.dataset))
+        conditions.append(Card.dataset_pk.in_(chosen))
     if filters.method_class:
         conditions.append(Card.method_class == filters.method_class)
     if filters.tier:  # the tier that counts (docs/decisions.md §20): unreviewed deployable/fluent are functional;
@@ -153,7 +163,9 @@ def query_rows(session: Session, filters: Filters | None = None, *, sort: str = 
         stmt = stmt.outerjoin(CardMetric, join)
     order = column.desc() if higher else column.asc()
     filters = filters or Filters()
-    stmt = stmt.where(*card_conditions(filters)).order_by(order.nulls_last(), Card.run_card_hash)
+    pks = (list(session.scalars(select(Dataset.id).where(dataset_matches(filters.dataset))))
+           if filters.dataset else None)
+    stmt = stmt.where(*card_conditions(filters, pks)).order_by(order.nulls_last(), Card.run_card_hash)
     gated_filter = filters.tier in (*REVIEW_GATED, UNREVIEWED_CAP)  # decided after review: limit afterwards
     if limit is not None and not gated_filter:
         stmt = stmt.limit(limit)
