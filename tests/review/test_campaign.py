@@ -102,6 +102,16 @@ def test_flow_status_report_and_gate(verified: dict, db_url: str, tmp_path: Path
         assert max(values) - min(values) >= 2 and set(d["ratings"]) <= {"ana", "ben", "cem"}
     text = cli("review", "report", "es-test", "--db", db_url)
     assert text.exit_code == 0 and "accepted" in text.stdout and "excluded" in text.stdout
+    # a second campaign over the same entries adds ratings, not entries: the gate's evidence is per entry
+    second = cli("review", "create", "--db", db_url, "--card", hashes["near"], "--card", hashes["half"],
+                 "--size", 60, "--seed", 4, "--name", "es-test-2")
+    assert second.exit_code == 0, second.output
+    (tmp_path / "again").mkdir()
+    result = cli("review", "import", review(db_url, "es-test-2", "ana", "attentive", 11, tmp_path / "again"),
+                 "--db", db_url)
+    assert result.exit_code == 0, result.output
+    with open_store(db_url) as store:
+        assert review_verdict(store, hashes["near"]).entries == 60
     again = cli("review", "import", tmp_path / "ana.json", "--db", db_url)  # a later save replaces the earlier
     assert again.exit_code == 0 and "replacing 132 earlier" in again.output, again.output
     status = cli("review", "status", "es-test", "--db", db_url)

@@ -19,6 +19,16 @@ class Segment(StrEnum):
     DIAGNOSTIC = "diagnostic"
 
 
+SECRET_SEGMENTS = frozenset({Segment.GOLD_STANDARD.value, Segment.HELD_OUT.value})
+"""The segments whose texts never leave the governance organisation (Benchmark Spec §2.3, §8): no public
+page, export, remote metric or review batch outside a governance store may carry them."""
+
+
+def is_secret(result: Any) -> bool:
+    """Whether a card's per-entry result (a mapping with ``segment``) belongs to a secret segment."""
+    return str(result.get("segment")) in SECRET_SEGMENTS
+
+
 class Provenance(StrEnum):
     GOLD_STANDARD = "gold_standard"
     TEXTBOOK = "textbook"

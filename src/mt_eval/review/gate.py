@@ -27,6 +27,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mt_eval.review.campaign import OUTPUT
+from mt_eval.review.proportions import wilson_interval
 from mt_eval.review.ratings import included, load_ratings
 from mt_eval.stats.bootstrap import percentile_interval, resample_counts
 from mt_eval.store.db import Store
@@ -55,6 +56,9 @@ class ReviewVerdict:
     ci_upper: float | None
     reject_share: float | None
     reasons: list[str]  # why not accepted (empty when accepted)
+    # 95 % Wilson interval of the reject share (``proportions``): how sure the 10 % rule's input is
+    reject_lower: float | None = None
+    reject_upper: float | None = None
 
 
 def judge(run_card_hash: str, entry_means: Sequence[float], reviewers: int) -> ReviewVerdict:
@@ -70,14 +74,17 @@ def judge(run_card_hash: str, entry_means: Sequence[float], reviewers: int) -> R
     mean = float(values.mean())
     lower, upper = (percentile_interval(resample_counts(len(values), N_RESAMPLES, SEED) @ values / len(values))
                     if len(values) > 1 else (mean, mean))
-    rejects = float(np.mean(values < REJECT_BELOW))
+    rejected = int(np.sum(values < REJECT_BELOW))
+    rejects = rejected / len(values)
+    reject_ci = wilson_interval(rejected, len(values))
     if mean < ACCEPTABLE:
         reasons.append(f"mean rating {mean:.2f} is below acceptable ({ACCEPTABLE:g})")
     if lower < LOWER_BOUND:
         reasons.append(f"the interval's lower bound {lower:.2f} is below {LOWER_BOUND:g}")
     if rejects > MAX_REJECT_SHARE:
         reasons.append(f"{rejects:.0%} of entries rated reject (at most {MAX_REJECT_SHARE:.0%})")
-    return ReviewVerdict(run_card_hash, not reasons, reviewers, len(values), mean, lower, upper, rejects, reasons)
+    return ReviewVerdict(run_card_hash, not reasons, reviewers, len(values), mean, lower, upper, rejects, reasons,
+                         *reject_ci)
 
 
 def review_verdicts(store: Store, run_card_hashes: Sequence[str]) -> dict[str, ReviewVerdict]:
@@ -89,14 +96,15 @@ def review_verdicts(store: Store, run_card_hashes: Sequence[str]) -> dict[str, R
 def verdicts_in(session: Session, run_card_hashes: Sequence[str]) -> dict[str, ReviewVerdict]:
     """``review_verdicts`` inside an open session (the leaderboard query applies the gate in its own)."""
     wanted = list(dict.fromkeys(run_card_hashes))
-    per_entry: dict[str, dict[tuple[int, int], list[int]]] = {h: defaultdict(list) for h in wanted}
+    # keyed by entry alone: an entry rated in two campaigns is one entry with more ratings, not two
+    per_entry: dict[str, dict[int, list[int]]] = {h: defaultdict(list) for h in wanted}
     people: dict[str, set[str]] = {h: set() for h in wanted}
     campaigns = session.scalars(select(ReviewItem.campaign_id).join(Card, Card.id == ReviewItem.card_id)
                                 .where(Card.run_card_hash.in_(wanted)).distinct()).all()
     for campaign_id in campaigns:
         for r in included(load_ratings(session, campaign_id)):
             if r.kind == OUTPUT and r.card_hash in per_entry:
-                per_entry[r.card_hash][(campaign_id, r.entry_id)].append(r.value)
+                per_entry[r.card_hash][r.entry_id].append(r.value)
                 people[r.card_hash].add(r.reviewer)
     return {h: judge(h, [float(np.mean(v)) for v in per_entry[h].values()], len(people[h])) for h in wanted}
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mt_eval.corpus.models import SECRET_SEGMENTS
 from mt_eval.errors import UserError
 
 LOCAL, REMOTE = "local", "remote"
-SECRET_SEGMENTS = frozenset({"gold_standard", "held_out"})
 
 
 def metric_egress(metric: Any) -> str:

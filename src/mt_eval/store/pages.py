@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from mt_eval.corpus.models import is_secret
 from mt_eval.errors import UserError
 from mt_eval.review.gate import verdicts_in
 from mt_eval.runcard.io import as_dict
@@ -30,7 +31,6 @@ from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
 from mt_eval.store.ranking import as_card as card_dict
 from mt_eval.store.ranking import load_cards as load_with_statistics
 
-SECRET_SEGMENTS = frozenset({"gold_standard", "held_out"})
 BREAKDOWNS = ("by_difficulty", "by_provenance", "by_register", "by_segment")
 FACETS = ("segment", "difficulty", "provenance", "register")
 ENTRY_FIELDS = ("entry_id", "segment", "difficulty", "provenance", "register", "source", "reference", "predicted",
@@ -176,10 +176,6 @@ def facet(result: Mapping[str, Any], name: str) -> str:
     return "unspecified" if value is None and name == "register" else str(value)
 
 
-def is_secret(result: Mapping[str, Any]) -> bool:
-    return str(result.get("segment")) in SECRET_SEGMENTS
-
-
 def run_view(stored: StoredCard) -> dict[str, Any]:
     """What the run page and ``/api/runs/{hash}`` show beside the card's summary (``show --json``):
     breakdowns, cost, speed, fingerprint, environment, signatures and entry counts. No text of any
@@ -306,10 +302,10 @@ def disagreements(cards: Sequence[Mapping[str, Any]], n: int = DISAGREEMENTS) ->
     """The ``n`` public entries whose per-entry chrF++ differs most across the runs, with every output."""
     by_run = [{r["entry_id"]: r for r in c.get("results") or [] if isinstance(r, Mapping)} for c in cards]
     spread: list[tuple[float, int, list[Mapping[str, Any]]]] = []
-    for entry_id, first in by_run[0].items():
+    for entry_id in by_run[0]:
         found = [run.get(entry_id) for run in by_run]
         rows = [r for r in found if r is not None]
-        if is_secret(first) or len(rows) != len(found):
+        if any(is_secret(r) for r in rows) or len(rows) != len(found):
             continue
         numbers = [float(v) for v in (r.get("entry_chrf") for r in rows) if isinstance(v, int | float)]
         if len(numbers) == len(rows):

@@ -26,6 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from mt_eval.corpus.models import is_secret
 from mt_eval.errors import UserError
 from mt_eval.runcard.io import migrate, read_card_json
 from mt_eval.runcard.signing import SignatureCheck, check_card_signatures
@@ -215,10 +216,10 @@ def insert_card(
                                       higher_is_better=info.get("higher_is_better")))  # fmt: skip
     session.add(row)
     session.flush()
-    if entries:
+    if entries:  # drill-down and export rows: never a secret segment's output (it leaks the gold set)
         session.add_all(EntryResult(card_id=row.id, entry_id=int(r["entry_id"]), predicted=str(r.get("predicted", "")),
                                     error=r.get("error"), values=_entry_values(r))
-                        for r in card["results"])  # fmt: skip
+                        for r in card["results"] if not is_secret(r))  # fmt: skip
     if statistics is not None:
         session.add(CardStatistics(card_id=row.id, sha256=sha256_bytes(statistics), data=statistics))
     return row

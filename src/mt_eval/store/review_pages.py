@@ -14,9 +14,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from mt_eval.corpus.models import is_secret
 from mt_eval.store.db import Store
 from mt_eval.store.models import Card, Dataset, ReviewCampaign, StoreSetting
-from mt_eval.store.pages import is_secret
 
 SECRET_REVIEW_SETTING = "review_secret_segments"
 
