@@ -1,8 +1,9 @@
 """The online review in a real Chromium against ``mt-eval serve`` (a subprocess, a free port): the first
 admin is made with ``mt-eval accounts add``, signs in, creates a campaign from a published run and
 invites a reviewer; the reviewer accepts, sets a password and rates with the keys 0–3 (the reference
-appears only once an item is rated, progress moves, the seconds are stored); two more reviewers send
-offline result files (``mt-eval review import``); the admin's report shows the gate accept the run and
+appears only once an item is rated, progress moves, the seconds are stored); three more reviewers send
+offline result files (``mt-eval review import``), one of them careless (always 3) and excluded by the
+control items; the admin's report shows the gate accept the run (careless reviewer not counted) and
 the leaderboard's tier changes from "awaiting review" to the tier. Screenshots are kept in the test's
 temporary folder."""
 
@@ -70,16 +71,17 @@ def board_tier(base: str, run: str) -> str:
     return str(next(r for r in rows if r["run_card_hash"] == run)["quality_tier_shown"])
 
 
-def offline_reviewer(db: str, name: str, folder: Path) -> None:
-    """A reviewer who works offline: their batch (as ``review export`` makes it), filled in attentively,
-    imported with ``mt-eval review import``."""
+def offline_reviewer(db: str, name: str, folder: Path, *, careless: bool = False) -> None:
+    """A reviewer who works offline: their batch (as ``review export`` makes it), filled in attentively
+    (``careless``: every item rated 3, controls included), imported with ``mt-eval review import``."""
     with open_store(db) as store:
         batch = assign(store, "es-live", name)
     known = truths(db)
     items = [i.hash for g in batch.groups for i in g.items]
+    values = [3 if careless else attentive(known[h], n) for n, h in enumerate(items)]
     result = {"format": RESULT_FORMAT, "campaign": batch.uid, "reviewer": name, "token": batch.token,
-              "ratings": [{"item": h, "value": attentive(known[h], n), "comment": None, "seconds": 5.0,
-                           "rated_at": "2026-11-23T10:00:00Z"} for n, h in enumerate(items)]}  # fmt: skip
+              "ratings": [{"item": h, "value": v, "comment": None, "seconds": 5.0,
+                           "rated_at": "2026-11-23T10:00:00Z"} for h, v in zip(items, values, strict=True)]}
     path = folder / f"{name}.json"
     path.write_text(json.dumps(result), encoding="utf-8")
     imported = CliRunner().invoke(cli_app, ["review", "import", str(path), "--db", db])
@@ -151,11 +153,20 @@ def test_the_review_flow_in_a_real_browser(setup: dict[str, Any], browser: Brows
 
     offline_reviewer(db, "bob", shots)
     assert board_tier(base, near) == tier_before  # two reviewers are not a community yet
+    offline_reviewer(db, "dan", shots, careless=True)  # rates everything 3: the controls give them away
+    assert board_tier(base, near) == tier_before  # a careless third reviewer does not complete the community
     offline_reviewer(db, "cid", shots)
     admin.goto(base + "/admin/campaigns/es-live")
     admin.screenshot(path=str(shots / "campaign-report.png"), full_page=True)
-    assert admin.locator(f"#verdicts tr[data-run='{near}'] td.verdict").inner_text() == "accepted"
-    assert admin.locator("#reviewers tbody tr").count() == 3
+    verdict = admin.locator(f"#verdicts tr[data-run='{near}']")
+    assert verdict.locator("td.verdict").inner_text() == "accepted"
+    assert verdict.locator("td.num").first.inner_text() == "3"  # ana, bob, cid: dan is not counted
+    assert re.fullmatch(r"\d+\.\d% \[\d+\.\d%, \d+\.\d%\]", verdict.locator("td.reject").inner_text())
+    assert admin.locator("#reviewers tbody tr").count() == 4
+    outcome = {row.locator("td").first.inner_text(): row.locator("td").last.inner_text()
+               for row in admin.locator("#reviewers tbody tr").all()}
+    assert outcome["dan"].startswith("excluded") and all(outcome[n].startswith("passed") for n in ("ana", "bob", "cid"))
+    assert "3 reviewers" in admin.locator("#agreement").inner_text()
     assert board_tier(base, near) == tier_before.removesuffix(" — awaiting review")
     admin.goto(base + "/")
     shown = re.compile("^" + re.escape(board_tier(base, near)) + "$")  # the page's tier cell, not "… awaiting"

@@ -52,6 +52,8 @@ def _verdict_row(v: ReviewVerdict, method: str) -> tuple[str, ...]:
     ci = f"[{_num(v.ci_lower)}, {_num(v.ci_upper)}]" if v.ci_lower is not None else "–"
     verdict = "[green]accepted[/]" if v.accepted else f"[red]not accepted[/]: {escape('; '.join(v.reasons))}"
     share = "–" if v.reject_share is None else f"{v.reject_share:.0%}"
+    if v.reject_lower is not None and v.reject_upper is not None:
+        share += f" [{v.reject_lower:.0%}, {v.reject_upper:.0%}]"
     return (escape(method), v.run_card_hash[:12], str(v.reviewers), str(v.entries), _num(v.mean), ci, share, verdict)
 
 
@@ -71,7 +73,7 @@ def render_report(report: CampaignReport, console: Console) -> None:
     console.print(f"agreement over {a.items} output(s) rated by 2+ included reviewers: Krippendorff's ordinal α "
                   f"{alpha}, Gwet's AC2 (ordinal weights) {_num(a.ac2, 3)}", highlight=False)
     gate = Table(title="validation gate (Benchmark Spec §7.2), over every campaign of each card", title_justify="left")
-    for col in ("method", "card", "reviewers", "entries", "mean", "95% CI", "reject", "verdict"):
+    for col in ("method", "card", "reviewers", "entries", "mean", "95% CI", "reject [95% Wilson]", "verdict"):
         gate.add_column(col, justify="left" if col in ("method", "card", "verdict") else "right")
     for v in report.verdicts:
         gate.add_row(*_verdict_row(v, report.status.methods.get(v.run_card_hash, "")))

@@ -8,6 +8,7 @@ piece of text they are given.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path as FilePath
@@ -45,7 +46,14 @@ def _num(value: Any, scale: Any = 1.0) -> str:
 
 
 def _diff(reference: Any, predicted: Any) -> Markup:
-    return Markup(char_diff(str(reference or ""), str(predicted or "")))
+    return Markup(_char_diff(str(reference or ""), str(predicted or "")))
+
+
+@functools.lru_cache(maxsize=8192)
+def _char_diff(reference: str, predicted: str) -> str:
+    """``char_diff``, remembered: difflib's character matching costs about 1-3 ms an entry, so a run page
+    of 100 entries spent 150-350 ms on it (bench_web); an output and its reference never change."""
+    return char_diff(reference, predicted)
 
 
 def _environment() -> Environment:
