@@ -87,6 +87,10 @@ def fit(
     top: Annotated[int, opt("Metrics kept after stage one (at most 5).")] = 5,
     folds: Annotated[int, opt("Cross-validation folds, grouped by source item.")] = 5,
     seeds: Annotated[int, opt("Cross-validation repetitions (0: held-out split only).")] = 5,
+    retrieve: Annotated[int | None, opt("Keep only the K candidates whose metric cards best match --task (MetricBank "
+                                        "retrieval, AutoMetrics §3.1) when there are more.", "--retrieve")] = None,
+    task: Annotated[str | None, opt("The task description --retrieve ranks metric cards against (default: from the "
+                                    "judgments' language pair).", "--task")] = None,
     global_fit: Annotated[bool, opt("Fit PLS on the raw per-segment values (default: within-item deviations, what "
                                     "item-grouped τ and acc23 measure).", "--global-fit")] = False,
     n_boot: BootOpt = 1000, alpha: AlphaOpt = 0.05, seed: SeedOpt = 12345, db: DbOpt = None,
@@ -102,8 +106,19 @@ def fit(
 
     if not 1 <= top <= 5 or folds < 2 or seeds < 0 or n_boot < 0 or not 0 < alpha < 1:
         raise UserError("need 1 ≤ --top ≤ 5, --folds ≥ 2, --seeds ≥ 0, --bootstrap ≥ 0 and 0 < --alpha < 1")
+    if task is not None and retrieve is None:
+        raise UserError("--task is the description --retrieve ranks metrics against: give --retrieve K too",
+                        field="task")
+    if retrieve is not None and retrieve < 1:
+        raise UserError(f"--retrieve must be at least 1, not {retrieve}", field="retrieve")
     table, matrix = _inputs(judgments, fmt, dataset, cards, from_judgments, semantic, semantic_model, semantic_url,
                             cards_out, db)
+    if retrieve is not None:
+        from mt_eval.calibration.retrieve import default_task, retrieve_candidates
+
+        described = task or default_task(matrix.dataset)
+        kept = retrieve_candidates(matrix, retrieve, described)
+        err.print(f"retrieved for {described!r}: {', '.join(kept)}", highlight=False, soft_wrap=True)
     report = calibrate(matrix, name=name or matrix.dataset, scale=table.scale,
                        s=Settings(top=top, folds=folds, seeds=seeds, n_resamples=n_boot, alpha=alpha, seed=seed,
                                   within_items=not global_fit))
