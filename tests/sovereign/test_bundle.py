@@ -122,3 +122,36 @@ def test_an_archive_is_the_same_bundle_as_its_directory(tmp_path: Path) -> None:
     with zipfile.ZipFile(zipped, "w") as zf:
         zf.writestr("../../x.py", "print()")
     assert "points outside the bundle" in check_bundle(zipped)[1][0].one_line()
+
+
+def test_a_bundle_changed_after_loading_is_not_staged(tmp_path: Path) -> None:
+    """What runs is what was hashed (and preflighted): an edit or a new link between loading and staging is
+    refused before anything starts."""
+    from mt_eval.errors import UserError
+    from mt_eval.sovereign.bundle import load_bundle
+    from mt_eval.sovereign.sandbox import stage
+
+    root = _bundle(tmp_path / "b", GOOD)
+    bundle = load_bundle(root)
+    stage(bundle, tmp_path / "ok")  # unchanged: staged
+    (root / "t.py").write_bytes(b"import os\n")
+    with pytest.raises(UserError, match="changed after it was checked"):
+        stage(bundle, tmp_path / "edited")
+    (root / "t.py").write_bytes(b"print()\n")
+    os.symlink("/etc/shadow", root / "leak")
+    with pytest.raises(UserError, match="changed after it was checked"):
+        stage(bundle, tmp_path / "linked")
+
+
+def test_a_gold_run_refuses_to_start_without_seccomp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the seccomp filter a method could ptrace the sandbox's init: a gold run does not start."""
+    from mt_eval.errors import UserError
+    from mt_eval.sovereign import runner
+    from mt_eval.sovereign.bundle import load_bundle
+    from mt_eval.sovereign.sandbox import SandboxPolicy
+
+    monkeypatch.setattr(runner, "seccomp_program", lambda: None)
+    bundle = load_bundle(_bundle(tmp_path / "b", GOOD))
+    with pytest.raises(UserError, match="needs the seccomp filter"):
+        runner.run(bundle, tmp_path / "vault", tmp_path / "id.key", "gold_standard", tmp_path / "gov", SandboxPolicy())
+    assert not (tmp_path / "gov").exists()  # refused before anything was recorded

@@ -45,6 +45,7 @@ from mt_eval.sovereign.sandbox import (
     entry_command,
     new_workdir,
     sandbox_argv,
+    seccomp_program,
     stage,
 )
 from mt_eval.sovereign.vault import open_segment
@@ -294,6 +295,9 @@ def run(bundle: Bundle, vault_dir: Path, identity: Path, segment: str, governanc
         policy: SandboxPolicy, egress: BrokerConfig | None = None) -> Evaluation:
     """A gold run: only a bundle whose sha256 passed preflight, within the governance budget; the result
     passes the leak check before it is returned. The audit line records the released text's hash."""
+    if seccomp_program() is None:  # without it a method can ptrace the sandbox's own init (docs/decisions.md §37)
+        raise UserError("a gold run needs the seccomp filter, and libseccomp is not available here",
+                        hint="apt-get install libseccomp2")
     gov = Governance(governance_dir)
     if not gov.preflight_passed(bundle.sha256):
         raise UserError(f"bundle {bundle.sha256[:12]}… has not passed preflight",

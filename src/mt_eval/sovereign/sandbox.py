@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
-from mt_eval.sovereign.bundle import IGNORED_DIRS, Bundle
+from mt_eval.sovereign.bundle import IGNORED_DIRS, Bundle, bundle_sha256
 
 SANDBOX_UID = 65534  # nobody
 # refused with EPERM by a seccomp filter (libseccomp): tracing and reading other processes (even the
@@ -135,6 +135,11 @@ def stage(bundle: Bundle, workdir: Path) -> Staged:
     os.chmod(workdir, 0o755)  # the sandbox uid must traverse it
     dest = workdir / "bundle"
     shutil.copytree(bundle.root, dest, ignore=shutil.ignore_patterns(*IGNORED_DIRS), symlinks=True)
+    # the bytes run are the bytes hashed (and preflighted): a bundle changed after it was loaded, or a link
+    # made since it was checked, is refused here rather than run under an old sha256
+    if any(p.is_symlink() for p in dest.rglob("*")) or bundle_sha256(dest) != bundle.sha256:
+        raise UserError("the bundle changed after it was checked (its files no longer hash to "
+                        f"{bundle.sha256[:12]}…); nothing ran", file=str(bundle.root))
     harness = workdir / "harness"
     package = Path(__file__).resolve().parents[1]
     for rel in _SHIM_MODULES:
