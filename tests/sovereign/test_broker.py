@@ -104,3 +104,32 @@ def test_the_key_variable_must_be_set(monkeypatch: pytest.MonkeyPatch) -> None:
     config = egress_config("http://127.0.0.1:1/v1", "MT_EVAL_TEST_KEY", 10, 1.0)
     assert config is not None and config.api_key == "sk-zzz" and "sk-zzz" not in json.dumps(config.as_card())
     assert egress_config(None, None, 10, 1.0) is None
+
+
+def test_concurrent_and_oversized_requests_cannot_overshoot_the_budget(tmp_path: Path) -> None:
+    """Requests are checked and forwarded one at a time (all 8 sent at once pass through a single slot) and
+    each asks for at most what the budget has left, one choice: whatever a method sends, the provider never
+    sees a request that could spend more than the remaining budget."""
+    import threading
+
+    import httpx
+
+    from mt_eval.sovereign.broker import ROUTE, Broker
+
+    budget = 50
+    with FakeOpenAI(api_key=KEY, base_delay=0.05) as server:
+        config = BrokerConfig(server.base_url, KEY, ("m",), max_tokens=budget)
+        with Broker(config, tmp_path / "broker.sock") as broker:
+            def ask() -> None:
+                with httpx.Client(transport=httpx.HTTPTransport(uds=str(broker.socket_path)), timeout=10) as c:
+                    c.post("http://broker" + ROUTE, json={"model": "m", "n": 5, "max_tokens": 100_000,
+                                                          "messages": [{"role": "user", "content": "a b c d e"}]})
+
+            threads = [threading.Thread(target=ask) for _ in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        recorded = list(server.requests)
+        assert server.max_in_flight == 1
+    assert recorded and all(r.body["n"] == 1 and r.body["max_tokens"] <= budget for r in recorded)

@@ -82,6 +82,8 @@ class Broker:
         self.counters = BrokerCounters()
         self.current_entry: int | None = None
         self._lock = threading.Lock()
+        # one request at a time to the provider: the budget is checked against every earlier reply's usage
+        self.forwarding = threading.Lock()
         self._client = httpx.Client(timeout=config.timeout_seconds)
         self._server = _UnixHTTPServer(str(socket_path), _handler(self))
         os.chmod(socket_path, 0o666)  # the sandbox runs as another uid
@@ -121,6 +123,15 @@ class Broker:
             self.counters.refused[reason] += 1
             if self.current_entry is not None:
                 self.counters.refused_entries.setdefault(self.current_entry, []).append(reason)
+
+    def capped(self, body: dict[str, Any]) -> bytes:
+        """The request as forwarded: one choice, and no more completion tokens than the budget has left (a
+        method asking for 100,000 tokens in one request cannot overshoot it)."""
+        c = self.counters
+        left = max(1, self.config.max_tokens - c.prompt_tokens - c.completion_tokens)
+        asked = body.get("max_tokens")
+        wanted = asked if isinstance(asked, int) and not isinstance(asked, bool) and asked > 0 else left
+        return json.dumps({**body, "n": 1, "max_tokens": min(wanted, left)}).encode()
 
     def forward(self, raw: bytes) -> tuple[int, bytes]:
         url = self.config.base_url.rstrip("/") + "/chat/completions"
@@ -190,11 +201,12 @@ def _handler(broker: Broker) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw)
             except ValueError:
                 return self._refused("not_json")
-            with broker._lock:
-                reason = broker.refusal(body if isinstance(body, dict) else {}, self.path)
-            if reason is not None:
-                return self._refused(reason)
-            status, data = broker.forward(raw)
+            with broker.forwarding:  # checked and forwarded as one step: concurrent requests cannot all pass
+                with broker._lock:
+                    reason = broker.refusal(body if isinstance(body, dict) else {}, self.path)
+                if reason is not None:
+                    return self._refused(reason)
+                status, data = broker.forward(broker.capped(body))
             self._send(status, data)
 
     return Handler
