@@ -168,3 +168,28 @@ def test_migration_downgrade_one_step(sqlite_db: str) -> None:
     upgrade(store.engine)
     assert table_names(store.engine) >= REVIEW_TABLES
     store.close()
+
+
+def test_a_rating_made_before_the_reference_stands(verified: dict, sqlite_db: str) -> None:
+    """With the default policy the reference appears once an item is rated: a second rating of the item would
+    be made looking at it, so it is refused; with ``--reference always`` a reviewer may change their mind."""
+    import pytest
+
+    from mt_eval.errors import UserError
+    from mt_eval.review.online import online_batch, record_rating
+
+    hashes = publish(sqlite_db, verified)
+    for name, policy in (("after-test", "after"), ("always-test", "always")):
+        result = cli("review", "create", "--db", sqlite_db, "--card", hashes["near"], "--size", 12, "--seed", 1,
+                     "--name", name, "--reference", policy)
+        assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+        with open_store(sqlite_db) as store:
+            uid = assign(store, name, "ana").uid
+            item = online_batch(store, uid, "ana").groups[0].items[0].hash
+            record_rating(store, uid, "ana", item, 2)
+            if policy == "after":
+                with pytest.raises(UserError, match="first rating stands"):
+                    record_rating(store, uid, "ana", item, 3)
+            else:
+                record_rating(store, uid, "ana", item, 3)
+            assert online_batch(store, uid, "ana").rated[item] == (2 if policy == "after" else 3)

@@ -109,6 +109,10 @@ def record_rating(store: Store, campaign_uid: str, reviewer: str, item: str, val
             raise UserError(f"stored item {item[:16]}… no longer matches its hash (the store was edited)")
         rating = session.scalars(select(ReviewRating).where(ReviewRating.assignment_id == assignment.id,
                                                             ReviewRating.item_id == found.id)).first()
+        if rating is not None and campaign.reference_policy == "after":
+            # the reference is on screen once an item is rated: a second rating would be made looking at it
+            raise UserError("this item is rated and its reference has been shown; the first rating stands "
+                            "(add what you noticed in a comment on another item, or ask the admin)")
         if rating is None:
             rating = ReviewRating(assignment_id=assignment.id, item_id=found.id)
             session.add(rating)
