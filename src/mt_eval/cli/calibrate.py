@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from mt_eval.cli.common import (
+    DEFAULT_CACHE_PATH,
     AlphaOpt,
     BootOpt,
     JsonOpt,
@@ -91,6 +92,11 @@ def fit(
                                         "retrieval, AutoMetrics §3.1) when there are more.", "--retrieve")] = None,
     task: Annotated[str | None, opt("The task description --retrieve ranks metric cards against (default: from the "
                                     "judgments' language pair).", "--task")] = None,
+    judge: Annotated[list[Path] | None, opt("Generated judge cards (a file or folder from mt-eval metrics "
+                                            "generate-judges; repeat): scored on the judged segments and reported "
+                                            "beside every metric (not weighted in the profile).", "--judge")] = None,
+    judge_cache: Annotated[Path, opt("The judges' LLM response cache (a re-run sends nothing).",
+                                     "--judge-cache")] = DEFAULT_CACHE_PATH,
     global_fit: Annotated[bool, opt("Fit PLS on the raw per-segment values (default: within-item deviations, what "
                                     "item-grouped τ and acc23 measure).", "--global-fit")] = False,
     n_boot: BootOpt = 1000, alpha: AlphaOpt = 0.05, seed: SeedOpt = 12345, db: DbOpt = None,
@@ -111,6 +117,9 @@ def fit(
                         field="task")
     if retrieve is not None and retrieve < 1:
         raise UserError(f"--retrieve must be at least 1, not {retrieve}", field="retrieve")
+    from mt_eval.metrics.judges import judge_metrics
+
+    judges = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []  # a bad card fails before scoring
     table, matrix = _inputs(judgments, fmt, dataset, cards, from_judgments, semantic, semantic_model, semantic_url,
                             cards_out, db)
     if retrieve is not None:
@@ -119,6 +128,10 @@ def fit(
         described = task or default_task(matrix.dataset)
         kept = retrieve_candidates(matrix, retrieve, described)
         err.print(f"retrieved for {described!r}: {', '.join(kept)}", highlight=False, soft_wrap=True)
+    if judges:
+        from mt_eval.calibration.judged import add_judges
+
+        add_judges(matrix, table, judges, file=judgments)
     report = calibrate(matrix, name=name or matrix.dataset, scale=table.scale,
                        s=Settings(top=top, folds=folds, seeds=seeds, n_resamples=n_boot, alpha=alpha, seed=seed,
                                   within_items=not global_fit))
