@@ -4,11 +4,13 @@ with ``mt-eval publish`` (verified, as a user would)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import cli, score_secret, secret_corpus
+from playwright.sync_api import Browser, sync_playwright
+from web_helpers import CHROMIUM, cli, score_secret, secret_corpus
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +32,12 @@ def board_db(cards: dict[str, Path], secret_cards: dict[str, Any], tmp_path_fact
     result = cli("publish", *paths, "--db", db, "--submitter", "tester")
     assert result.exit_code == 0, result.output
     return db
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """A real headless Chromium (Debian's), one per test module."""
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()

@@ -4,20 +4,14 @@ and a form client that reads each page's CSRF token the way a browser would subm
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import select
-from web_helpers import cli
+from web_helpers import cli, running_server  # noqa: F401  (re-exported for the review browser tests)
 
 from mt_eval.accounts import passwords
 from mt_eval.accounts.users import add_account
@@ -75,33 +69,6 @@ def attentive(truth: tuple[str, str | None], index: int) -> int:
     if method == "half":
         return int(index % 4 != 0)
     return 2 + (index % 3 != 0)
-
-
-@contextmanager
-def running_server(db: str) -> Iterator[str]:
-    """``mt-eval serve`` on a free port of 127.0.0.1 until the block ends; its base URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    proc = subprocess.Popen([sys.executable, "-m", "mt_eval", "serve", "--db", db, "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/facets", timeout=2) as response:
-                    assert response.status == 200
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    out = proc.stdout.read().decode() if proc.stdout else ""
-                    raise AssertionError(f"mt-eval serve did not start: {out[-2000:]}") from None
-                time.sleep(0.2)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(autouse=True, scope="module")

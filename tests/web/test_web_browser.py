@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,49 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Dialog, Page, sync_playwright
-from web_helpers import XSS
-
-CHROMIUM = "/usr/bin/chromium"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from playwright.sync_api import Browser, Dialog, Page
+from web_helpers import XSS, running_server
 
 
 @pytest.fixture(scope="module")
 def server(board_db: str) -> Iterator[str]:
     """``mt-eval serve`` on a free port, until the module ends."""
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "mt_eval", "serve", "--db", board_db, "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/facets", timeout=2) as response:
-                    assert response.status == 200
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    out = proc.stdout.read().decode() if proc.stdout else ""
-                    pytest.fail(f"mt-eval serve did not start: {out[-2000:]}")
-                time.sleep(0.2)
+    with running_server(board_db) as base:
         yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 @dataclass

@@ -16,12 +16,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Dialog, Page, sync_playwright
+from playwright.sync_api import Browser, Dialog, Page
 from review_web_helpers import PASSWORD, attentive, publish, running_server, truths
 from typer.testing import CliRunner
 
@@ -30,7 +29,6 @@ from mt_eval.review.campaign import assign, create_campaign
 from mt_eval.review.online import record_rating
 from mt_eval.store import open_store
 
-CHROMIUM = "/usr/bin/chromium"
 # each calls __hit(name) if it runs; the init script defines __hit and records the names
 PAYLOADS = {
     "script": "<script>__hit('script')</script>",
@@ -41,14 +39,6 @@ PAYLOADS = {
     "link": "<a id=xss-link href=\"javascript:__hit('link')\">link</a>",
 }
 TRAP = "window.__xss = []; window.__hit = (name) => window.__xss.push(name);"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Dialog, Page, sync_playwright
+from playwright.sync_api import Browser, Dialog, Page
 from review_web_helpers import PASSWORD, attentive, publish, running_server, truths
 from sqlalchemy import select
 from typer.testing import CliRunner
@@ -29,7 +29,6 @@ from mt_eval.review.online import online_batch, record_rating
 from mt_eval.store import open_store
 from mt_eval.store.models import ReviewCampaign, ReviewRating
 
-CHROMIUM = "/usr/bin/chromium"
 RATED_IN_BROWSER = 3
 
 
@@ -43,14 +42,6 @@ def setup(cards: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> I
     assert made.exit_code == 0, made.output
     with running_server(db) as base:
         yield {"db": db, "near": hashes["near"], "base": base, "folder": folder}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 def watch(page: Page, problems: list[str]) -> None:

@@ -8,6 +8,13 @@ grep any response for each secret text without caring how it was escaped.
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +77,33 @@ def board_json(db: str, *extra: str) -> list[dict[str, Any]]:
     assert result.exit_code == 0, result.output
     rows: list[dict[str, Any]] = json.loads(result.output)
     return rows
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's package: browsers cannot be downloaded here
+
+
+@contextmanager
+def running_server(db: str) -> Iterator[str]:
+    """``mt-eval serve`` on a free port of 127.0.0.1 until the block ends; its base URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    proc = subprocess.Popen([sys.executable, "-m", "mt_eval", "serve", "--db", db, "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/facets", timeout=2) as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    out = proc.stdout.read().decode() if proc.stdout else ""
+                    raise AssertionError(f"mt-eval serve did not start: {out[-2000:]}") from None
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
