@@ -86,7 +86,9 @@ def test_rate_limit_per_name_and_per_address(tmp_path: object) -> None:
         assert sign_in(store, "ana", PASSWORD, "10.0.0.9")[0] is Outcome.LOCKED  # the right password, too late
         with store.session() as session:  # each failure counted under its name and its address
             keys = session.scalars(select(LoginAttempt.key)).all()
-        assert sorted(set(keys)) == ["account:ana", "address:10.0.0.1"] and len(keys) == 2 * ACCOUNT_LIMIT
+        # each failure counted under its name and its address; the refused attempt is counted too
+        assert sorted(set(keys)) == ["account:ana", "address:10.0.0.1", "address:10.0.0.9"]
+        assert len(keys) == 2 * ACCOUNT_LIMIT + 2
         assert sign_in(store, "user0", "wrong password!", "10.0.0.7")[0] is Outcome.WRONG
         with store.session() as session:  # that address's other failures (argon2 is slow on purpose)
             moment = datetime.now(UTC)
@@ -96,6 +98,39 @@ def test_rate_limit_per_name_and_per_address(tmp_path: object) -> None:
         with store.session() as session:  # the window passes
             session.execute(update(LoginAttempt).values(at=datetime.now(UTC) - timedelta(hours=1)))
         assert sign_in(store, "ana", PASSWORD, "10.0.0.7")[0] is Outcome.OK
+
+
+def test_guesses_sent_at_once_cannot_pass_the_limit_together(db_url: str) -> None:
+    """Every attempt is written before its password is checked, so twelve guesses in parallel threads
+    (as a web server runs them) get at most ACCOUNT_LIMIT checks: the rest are locked out."""
+    import threading
+    import time
+
+    from mt_eval.accounts import login
+
+    real_verify = login.verify
+
+    def slow_verify(stored: str | None, password: str) -> bool:  # argon2 at its real cost takes this long
+        time.sleep(0.3)
+        return real_verify(stored, password)
+
+    with pytest.MonkeyPatch.context() as patch, open_store(db_url) as store:
+        patch.setattr(login, "verify", slow_verify)
+        add_account(store, "ana", "admin", PASSWORD)
+        outcomes: list[Outcome] = []
+        gate = threading.Barrier(12)
+
+        def guess(i: int) -> None:
+            gate.wait()
+            outcomes.append(sign_in(store, "ana", f"guess {i}", f"10.1.0.{i}")[0])
+
+        threads = [threading.Thread(target=guess, args=(i,)) for i in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(outcomes) == 12 and outcomes.count(Outcome.WRONG) <= ACCOUNT_LIMIT
+    assert outcomes.count(Outcome.LOCKED) >= 12 - ACCOUNT_LIMIT
 
 
 def test_migration_0004_up_and_down(db_url: str) -> None:

@@ -216,7 +216,8 @@ def test_comments_are_inert_and_the_lens_reads_stored_ratings(app: Any, world: d
     halves = [h for h in items if h in where and where[h][0] == "half"]
     planted_accept = min(halves, key=lambda h: chrf["half"][where[h][1]])
     assert chrf["half"][where[planted_accept][1]] < LENS_LOW
-    first = items[0]
+    first = next(h for h in items if h not in batch.rated and h not in (planted_reject, planted_accept))
+    # (an item ana has not rated yet: with the reference shown after rating, a first rating stands)
     given = {name: {h: attentive(known[h], n) for n, h in enumerate(items)} for name in ("ana", "bob", "cid")}
     for name in given:  # everyone rejects a good-scoring output and accepts a poor-scoring one
         given[name] |= {planted_reject: 0, planted_accept: 3, first: 0 if name == "ana" else 3}
@@ -229,7 +230,7 @@ def test_comments_are_inert_and_the_lens_reads_stored_ratings(app: Any, world: d
             if name != "ana":  # bob and cid rate offline-style, through the domain
                 assign(store, "es-a", name)
             for item, value in ratings.items():
-                if (name, item) != ("ana", first):
+                if name != "ana" or (item != first and item not in batch.rated):  # a first rating stands
                     record_rating(store, uid, name, item, value)
     admin = client_for(app)
     assert sign_in(admin, "root").status_code == 303

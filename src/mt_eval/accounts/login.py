@@ -37,22 +37,31 @@ def _keys(name: str, address: str) -> tuple[str, str]:
 
 
 def sign_in(store: Store, name: str, password: str, address: str) -> tuple[Outcome, AccountInfo | None]:
-    """(outcome, the account on success)."""
+    """(outcome, the account on success).
+
+    The attempt is recorded and committed *before* the password is checked, and the limit counts it: many
+    guesses sent at once each see the others, so they cannot all pass a count taken before any of them
+    was written. A success then takes its own rows back (and the name's earlier failures)."""
     account_key, address_key = _keys(name, address)
     moment = now()
     with store.session() as session:
         session.execute(delete(LoginAttempt).where(LoginAttempt.at < moment - WINDOW))
+        attempt = [LoginAttempt(key=account_key, at=moment), LoginAttempt(key=address_key, at=moment)]
+        session.add_all(attempt)
+        session.flush()
+        address_row = attempt[1].id
 
+    with store.session() as session:
         def failures(key: str) -> int:
             return int(session.scalar(select(func.count()).select_from(LoginAttempt).where(LoginAttempt.key == key))
                        or 0)
 
-        if failures(account_key) >= ACCOUNT_LIMIT or failures(address_key) >= ADDRESS_LIMIT:
-            return Outcome.LOCKED, None
+        if failures(account_key) > ACCOUNT_LIMIT or failures(address_key) > ADDRESS_LIMIT:
+            return Outcome.LOCKED, None  # this attempt counted, and more than the limit came before it
         account = session.scalars(select(Account).where(Account.name == name.strip())).first()
         usable = account is not None and account.disabled_at is None
         if verify(account.password_hash if account is not None else None, password) and usable and account:
             session.execute(delete(LoginAttempt).where(LoginAttempt.key == account_key))
+            session.execute(delete(LoginAttempt).where(LoginAttempt.id == address_row))
             return Outcome.OK, info(account)
-        session.add_all([LoginAttempt(key=account_key, at=moment), LoginAttempt(key=address_key, at=moment)])
         return Outcome.WRONG, None
