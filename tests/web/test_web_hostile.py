@@ -107,3 +107,23 @@ def test_secret_segments_never_leave_the_store(client: TestClient, hashes: dict[
     entries = client.get(f"/api/runs/{runs[0]}/entries?limit=1000").json()
     assert {e["segment"] for e in entries["entries"]} == {"development"} and entries["matched"] == 6
     assert client.get(f"/api/runs/{runs[0]}").json()["entry_counts"] == {"total": 12, "shown": 6, "secret": 6}
+
+
+SQL_PAYLOADS = ("' OR '1'='1", "x'; DROP TABLE run_cards;--", "%' OR 1=1 --", '") UNION SELECT card FROM run_cards--')
+
+
+@pytest.mark.parametrize("param", ["dataset", "method_class", "tier", "verification", "model", "sort"])
+def test_sql_through_every_filter_and_sort_is_only_text(client: TestClient, hashes: dict[str, str],
+                                                         param: str) -> None:
+    """Every leaderboard filter and the sort key reach the database as bound values or a whitelist: an SQL
+    payload matches nothing (or is refused as an unknown sort), never widens the result, and the store is
+    intact afterwards (the same rows as before)."""
+    before = client.get("/api/leaderboard").json()
+    for payload in SQL_PAYLOADS:
+        response = client.get("/api/leaderboard", params={param: payload})
+        assert response.status_code in (200, 400), (param, payload, response.text[:200])
+        if response.status_code == 200:
+            assert response.json() == []  # matches nothing: the payload was a value, not SQL
+        entries = client.get(f"/api/runs/{hashes['near']}/entries", params={"q": payload})
+        assert entries.status_code == 200 and entries.json()["entries"] == []  # a search for the text itself
+    assert client.get("/api/leaderboard").json() == before
