@@ -141,8 +141,11 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
     src, ref = write_text_pair(tmp_path, n)
     with serve(Translator(), make_dataset(n), api_key=SECRET, base_delay=0.05) as server:
         runs = tmp_path / "runs"
+        # a child inherits an *ignored* SIGINT, and some earlier test in the same pytest process (a library it
+        # loads) leaves SIGINT ignored: the run then never sees the Ctrl-C. A user's shell gives the default.
         proc = subprocess.Popen(_cmd(src, ref, server.base_url, runs, "--concurrency", "2"), env=_env(),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # type: ignore[call-overload]
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # type: ignore[call-overload]
         journal = _wait_for(runs, "*/journal.jsonl", 10, proc)
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=30)
