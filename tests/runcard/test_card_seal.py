@@ -157,3 +157,22 @@ def test_fingerprint_changes_with_each_component_only(sealed):
     other = copy.deepcopy(card)
     other["run_id"], other["timestamp"], other["scores"]["composite"] = "r2", "2030-01-01T00:00:00Z", 0.5
     assert fingerprint_hash(fingerprint_components(other)) == base
+
+
+def test_write_atomic_leaves_no_temporary_and_a_plain_mode(tmp_path):
+    """One atomic writer for cards, sidecars, sweep state, batches and signatures: unique temporaries that
+    never outlive the write, and the mode a plain write gives (mkstemp alone would make it 0600)."""
+    import stat
+
+    from mt_eval.errors import UserError
+    from mt_eval.runcard.io import write_atomic
+
+    target = tmp_path / "sub" / "card.json"
+    write_atomic(target, b"one")
+    write_atomic(target, b"two")
+    assert target.read_bytes() == b"two" and stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert [p.name for p in target.parent.iterdir()] == ["card.json"]
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises(UserError, match="cannot write"):
+        write_atomic(tmp_path / "dir.json", b"x")  # replacing a folder fails: one line, nothing left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.json", "sub"]

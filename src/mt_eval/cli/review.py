@@ -63,15 +63,14 @@ def export(
     """
     from mt_eval.render.html.review_offline import batch_page
     from mt_eval.review.campaign import assign
+    from mt_eval.runcard.io import write_atomic
     from mt_eval.store import open_store
 
     if not output.parent.is_dir():
         raise UserError("output folder does not exist", file=str(output))
     with open_store(db) as store:
         batch = assign(store, campaign, reviewer)
-    tmp = output.with_name(output.name + ".tmp")
-    tmp.write_text(batch_page(batch), encoding="utf-8")
-    tmp.replace(output)
+    write_atomic(output, batch_page(batch).encode("utf-8"), what="the batch")
     err.print(f"wrote {escape(str(output))}: {len(batch.groups)} entries, {batch.item_count} items for "
               f"{escape(batch.reviewer)}", highlight=False)
 

@@ -8,6 +8,8 @@ a card of an older ``schema_version`` is brought up to the current one before an
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -91,23 +93,9 @@ def write_card(card: dict[str, Any], path: Path, statistics: bytes | None = None
                 (json.dumps(card, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode("utf-8"))
     except ValueError as exc:
         raise UserError(f"not written: the card holds a number JSON cannot carry ({exc})", file=str(path)) from None
-    tmp = path.with_suffix(".json.tmp")
-    written: list[Path] = []
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if statistics is not None:
-            sidecar = sidecar_path(card.get("statistics") or {}, path)
-            tmp_stats = sidecar.with_name(sidecar.name + ".tmp")
-            written.append(tmp_stats)
-            tmp_stats.write_bytes(statistics)
-            tmp_stats.replace(sidecar)
-        written.append(tmp)
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except OSError as exc:
-        for leftover in written:
-            leftover.unlink(missing_ok=True)  # best effort: no half-written temporary stays behind
-        raise UserError(f"cannot write the run card: {exc.strerror or exc}", file=str(path)) from None
+    if statistics is not None:  # the sidecar first: a card on disk always has the statistics it names
+        write_atomic(sidecar_path(card.get("statistics") or {}, path), statistics, what="the run card")
+    write_atomic(path, data, what="the run card")
     return path
 
 
@@ -115,3 +103,24 @@ def as_dict(value: Any) -> dict[str, Any]:
     """``value`` where it is a JSON object, else ``{}``: readers of cards (renderers, the web pages)
     meet cards that may be malformed and must not crash on a missing block."""
     return value if isinstance(value, dict) else {}
+
+
+def write_atomic(path: Path, data: bytes, *, what: str = "the file") -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it, so a reader never sees half of it.
+    The temporary's name is unique, so two writers of one path never clobber each other's temporary; it
+    is removed when the write fails. The folder is made when missing."""
+    tmp: Path | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        tmp = Path(name)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        # mkstemp makes it owner-only: keep the replaced file's mode, else a plain file's (the process umask
+        # is not read: changing it to read it would race with other threads creating files)
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        raise UserError(f"cannot write {what}: {exc.strerror or exc}", file=str(path)) from None

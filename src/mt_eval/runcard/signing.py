@@ -39,7 +39,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from mt_eval.errors import UserError
-from mt_eval.runcard.io import read_card_json
+from mt_eval.runcard.io import read_card_json, write_atomic
 from mt_eval.runcard.seal import card_hash
 
 CARD_CONTEXT = b"mt-eval run card signature v1\n"
@@ -354,17 +354,6 @@ def check_card_signatures(card_path: str | Path, run_card_hash: object) -> list[
     stale = found.run_card_hash != run_card_hash
     return [SignatureCheck(s, f"the .sig file is for card {found.run_card_hash[:12]}…, not this one" if stale
                            else s.check(message)) for s in found.signatures]  # fmt: skip
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` through a temporary file, so a reader never sees half of it."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UserError(f"cannot write: {exc.strerror or exc}", file=str(path)) from None
 
 
 def sign_card(card_path: str | Path, run_card_hash: str, private: Ed25519PrivateKey,

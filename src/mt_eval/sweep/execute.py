@@ -30,6 +30,7 @@ from typing import Any
 
 from mt_eval.engine.runner import EngineStats
 from mt_eval.errors import UserError
+from mt_eval.runcard.io import write_atomic
 from mt_eval.runcard.statistics import sidecar_name
 from mt_eval.stats.config import BootstrapConfig
 from mt_eval.sweep.plan import CARD_NAME, Cell, load_dataset
@@ -93,9 +94,7 @@ def start(spec: SweepSpec, cells: list[Cell], settings: Settings, *, resume: boo
         return
     settings.root.mkdir(parents=True, exist_ok=True)
     body = {"name": spec.name, "file": str(spec.file), "file_sha256": spec.sha256, "cells": [c.key for c in cells]}
-    tmp = state.with_suffix(".tmp")
-    tmp.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(state)
+    write_atomic(state, (json.dumps(body, indent=1, ensure_ascii=False) + "\n").encode("utf-8"), what="the sweep state")
 
 
 def finished_card(path: Path) -> dict[str, Any] | None:
@@ -173,10 +172,7 @@ def write_back(outcome: Outcome) -> None:
     for path, blob in ((sidecar, outcome.statistics), (outcome.card_path, outcome.card)):
         if blob is None or (path.is_file() and path.read_bytes() == blob):
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(blob)
-        tmp.replace(path)
+        write_atomic(path, blob, what="the cell's card")
 
 
 def run_local(cells: Iterable[Cell], settings: Settings, jobs: int, *, progress: CellProgress | None = None,
