@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,13 @@ from mt_eval.engine.session import check_resume, read_header
 from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method, Translation, as_method
+from mt_eval.metrics.base import Metric
 from mt_eval.metrics.embeddings import SemanticConfig, check_semantic
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import load_card, write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
 from mt_eval.runcard.statistics import sidecar_name
+from mt_eval.scoring.egress import refuse_remote_on_secret
 from mt_eval.scoring.intervals import BootstrapConfig
 from mt_eval.scoring.pipeline import source_warnings
 
@@ -68,6 +71,7 @@ def evaluate(
     skip_analyser: bool = False,
     terminology: str | Path | None = None,
     semantic: SemanticConfig | None = None,
+    judges: Sequence[Metric] = (),
 ) -> tuple[dict[str, Any], Path]:
     """Translate every entry with ``method``, score it and write a sealed run card.
 
@@ -81,6 +85,8 @@ def evaluate(
     (docs/decisions.md §19) unless ``skip_analyser``, which scores profile B and is recorded on the card.
     ``semantic`` scores ``semantic_score`` with that embedding backend (None: null, no model loaded); a
     backend that sends text off the machine is refused for held-out (secret) entries before anything runs.
+    ``judges``: generated LLM judges (``metrics.judges.judge_metrics``) scored beside the other metrics and
+    recorded on the card (``runcard/judges.py``); refused on secret entries before anything runs, too.
     """
     from mt_eval.analyzers.registry import require_analyser
     from mt_eval.languages.card import without_analyser
@@ -95,6 +101,7 @@ def evaluate(
     terms = load_terminology(terminology) if terminology else None
     if semantic is not None:
         check_semantic(semantic, dataset.entries)
+    refuse_remote_on_secret(judges, dataset.entries)  # before translating: the judges would refuse after it
     done: dict[int, Translation] = {}
     journal: Journal | None = None
     if resume is not None:
@@ -142,7 +149,7 @@ def evaluate(
     # the per-entry statistics go beside the card, referenced under its seal, so that compare reads
     # them instead of re-running every metric (docs/decisions.md §23)
     card, stats = build_card(dataset, method.identity, translations, info, target, source,
-                             terms, statistics_file=sidecar_name(path), semantic=semantic)
+                             terms, statistics_file=sidecar_name(path), semantic=semantic, judges=judges)
     return card, write_card(card, path, stats)
 
 

@@ -219,3 +219,10 @@ ProfileOpt = Annotated[Path | None, opt(
     "Compute the composite under a calibrated profile FILE (from `mt-eval calibrate`), recorded with its sha256 on "
     "the card; the metrics and embedding backend it names are scored. Default: the language's profile A/B.",
     "--profile")]
+JudgeOpt = Annotated[list[Path] | None, opt(
+    "Generated LLM-judge cards (a .toml file or a folder of them, from `mt-eval metrics generate-judges`; repeat). "
+    "Each judge is scored and recorded on the card (id, judge card sha256, model, endpoint); it sends sources, "
+    "outputs and references to its endpoint, so never on secret segments. verify needs the same cards.",
+    "--judge")]
+JudgeCacheOpt = Annotated[Path, opt("The judges' LLM response cache (a re-run, or verify, sends nothing again).",
+                                    "--judge-cache")]

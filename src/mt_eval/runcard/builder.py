@@ -12,9 +12,11 @@ from mt_eval.analyzers.registry import version_of
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
+from mt_eval.metrics.base import Metric
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
+from mt_eval.runcard.judges import fingerprint_judges, judges_block, require_judges
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_hash, seal, sha256_text
 from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
@@ -69,6 +71,8 @@ def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
         **({"calibrated_profile": card["calibrated_profile"]["id"],
             "calibrated_profile_sha256": card["calibrated_profile"]["sha256"]}
            if card.get("calibrated_profile") else {}),
+        # generated LLM judges (--judge): each judge card's id and sha256, only when judges were scored
+        **({"judges": fingerprint_judges(card)} if card.get("judges") else {}),
     }
 
 
@@ -149,13 +153,18 @@ def build_card(
     *,
     statistics_file: str | None = None,
     semantic: SemanticConfig | None = None,
+    judges: Sequence[Metric] = (),
 ) -> tuple[dict[str, Any], bytes | None]:
     """The sealed card, and with ``statistics_file`` (the sidecar's name beside the card) the bytes to
     write there: the statistics are referenced on the card before sealing, so the seal covers them
     (``runcard/statistics.py``, docs/decisions.md §23). ``semantic``: score ``semantic_score`` with this
-    embedding backend, recorded on the card (``semantic``) and in its fingerprint."""
-    table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, semantic=semantic)
+    embedding backend, recorded on the card (``semantic``) and in its fingerprint. ``judges``: generated LLM
+    judges (``metrics.judges.JudgeMetric``), recorded in ``judges`` (``runcard/judges.py``) and the fingerprint."""
     calibrated = active_profile()  # run/score --profile FILE
+    if calibrated is not None:  # a profile weighting a judge is never computed without that very judge card
+        require_judges(calibrated.judges, judges, "the calibrated profile weights")
+    table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, semantic=semantic,
+                                extra=judges)
     profile = register(calibrated) if calibrated else target.profile
     rule = CALIBRATED_RULE if calibrated else DEFAULT_RULE
     scores = quality_scores(table, profile, run.bootstrap, rule)
@@ -196,6 +205,7 @@ def build_card(
         "terminology": {k: list(v) for k, v in terminology.items()} if terminology else None,
         **({"semantic": semantic.card_block} if semantic else {}),  # absent without --semantic: cards unchanged
         **({"calibrated_profile": calibrated.card_block} if calibrated else {}),
+        **({"judges": judges_block(judges)} if judges else {}),  # absent without --judge: cards unchanged
         "tools_enabled": list(cfg.get("tools_enabled", [])),
         "batch_size": cfg.get("batch_size"),
         "max_retries": cfg.get("max_retries"),

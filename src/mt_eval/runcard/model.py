@@ -318,6 +318,20 @@ class Statistics(_Open):
     """The metric ids stored, in the run's order."""
 
 
+class JudgeInfo(_Open):
+    """A generated LLM judge the run was scored with (``--judge``; ``runcard/judges.py``)."""
+
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """SHA-256 of the judge card's canonical JSON (``metrics.judges.cards.card_sha256``): ``verify`` recomputes
+    the judge only with a judge card that hashes to this."""
+    kind: str
+    """``single`` (one criterion) or ``rubric`` (five described levels)."""
+    model: str
+    """The judge model asked."""
+    base_url: str
+    """The OpenAI-compatible endpoint asked (never a key)."""
+
+
 class RunCard(_Open):
     schema_version: str = SCHEMA_VERSION
     run_id: str
@@ -346,6 +360,9 @@ class RunCard(_Open):
     adequacy-anchored rule, which are scored with the spec's plain formula (``spec-4.1``)."""
     analyser_skipped: str | None = None  # the analyser spec a --skip-analyser run left out
     terminology: dict[str, list[str]] | None = None
+    judges: dict[str, JudgeInfo] | None = None
+    """Generated LLM judges scored on the run (absent without ``--judge``): their values are in ``scores`` and
+    ``results[].metrics`` under their ids, never in the composite unless a calibrated profile weights them."""
     fingerprint: Fingerprint
     scores: Scores
     cost: Cost

@@ -6,13 +6,15 @@ falls back to it for a card without usable stored statistics (docs/decisions.md 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.languages.card import LanguageCard, language_card, without_analyser
 from mt_eval.methods.base import Translation
+from mt_eval.metrics.base import Metric
 from mt_eval.metrics.embeddings import SemanticConfig
+from mt_eval.runcard.judges import card_judges, require_judges
 from mt_eval.scoring.pipeline import score_outputs
 from mt_eval.scoring.scores import MetricTable
 
@@ -51,11 +53,28 @@ def configured_metrics(card: Mapping[str, Any]) -> dict[str, Any]:
     them: reading a card's stored statistics needs its ``semantic_score`` too (it is in the composite), and
     building that metric loads no model (only extracting statistics does)."""
     config = semantic_config(card)
-    return {"semantic_score": config} if config else {}
+    judges = card_judges(card)
+    if judges:  # aggregation only (``RecordedJudge``): compare reads a judge's statistics, never recomputes them
+        from mt_eval.metrics.judges.recorded import recorded_factory
+        from mt_eval.metrics.registry import OPT_IN
+
+        for judge_id in judges:
+            OPT_IN.setdefault(judge_id, recorded_factory)
+    return {**({"semantic_score": config} if config else {}),
+            **{k: {"id": k, **v} for k, v in judges.items()}}
 
 
-def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -> MetricTable:
-    """The same statistics the run computed, from the card's per-entry results (``only``: a subset)."""
+def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
+                    judges: Sequence[Metric] = ()) -> MetricTable:
+    """The same statistics the run computed, from the card's per-entry results (``only``: a subset).
+
+    ``judges``: generated judges given by the verifier (``--judge``); every judge the card records must be
+    among them with the same judge card (``runcard.judges.require_judges``: one line otherwise), since a
+    judge is never built from what a card says."""
+    recorded_judges = card_judges(card)
+    if only is not None:
+        recorded_judges = {k: v for k, v in recorded_judges.items() if k in only}
+    extra = require_judges(recorded_judges, judges)
     dataset = dataset_from_card(card)
     translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
@@ -64,5 +83,5 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None) -
     # semantic_score is recomputed with the card's backend and model, which must be available here (or every
     # vector cached): otherwise a UserError says so, and verify reports the card as not rescorable
     table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms,
-                             recorded=recorded, semantic=semantic_config(card))
+                             recorded=recorded, semantic=semantic_config(card), extra=extra)
     return table

@@ -15,16 +15,18 @@ submitters) is what establishes that.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from mt_eval.errors import UserError
+from mt_eval.metrics.base import Metric
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import statistics
 from mt_eval.runcard.builder import entry_composites, entry_ids_sha256, fingerprint_components
+from mt_eval.runcard.judges import card_judges
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.rescore import table_from_card, target_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
@@ -53,8 +55,8 @@ def _diff(path: str, stored: Any, fresh: Any) -> Iterator[str]:
         yield f"{path}: card says {stored!r}, recomputed {fresh!r}"
 
 
-def _rescore(card: dict[str, Any]) -> dict[str, Any]:
-    table = table_from_card(card)
+def _rescore(card: dict[str, Any], judges: Sequence[Metric] = ()) -> dict[str, Any]:
+    table = table_from_card(card, judges=judges)
     profile = card_profile(card)  # a calibrated profile's block is checked against its hash here
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
@@ -68,6 +70,10 @@ def _rescore(card: dict[str, Any]) -> dict[str, Any]:
          "fst_accepted": fst[i][0], "fst_analysis": fst[i][1]}
         for i, r in enumerate(card["results"])
     ]
+    for judge_id in card_judges(card):  # a judge's per-entry values: what calibration and the web lens read
+        values = table.entry_values(judge_id)
+        for row, value in zip(rows, values if values is not None else [None] * len(rows), strict=True):
+            row[f"metrics.{judge_id}"] = None if value is None or math.isnan(value) else float(value)
     if any("composite" in (r.get("metrics") or {}) for r in card["results"]):  # cards before it lack the key
         for row, value in zip(rows, entry_composites(table, profile, composite_rule(card)), strict=True):
             row["metrics.composite"] = value
@@ -105,11 +111,12 @@ def _statistics(card: dict[str, Any], path: str | Path | None, fresh: MetricTabl
     return statistics.differences(stored, fresh, [r["entry_id"] for r in card["results"]])
 
 
-def verify_card(card: dict[str, Any], path: str | Path | None = None) -> list[str]:
+def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[Metric] = ()) -> list[str]:
     """Problems found, most specific first; an empty list means the card verifies.
 
     ``path`` is where the card was read from: with it, the statistics sidecar beside the card is
-    checked too.
+    checked too. ``judges``: the generated judges (``--judge``) that recompute the ones the card records; a
+    card with judges and without them does not verify ("cannot be rescored", naming the judge).
     """
     try:
         RunCard.model_validate(card)
@@ -128,12 +135,12 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None) -> list[st
     if len(ids) != card["dataset"]["entry_count"]:
         problems.append(f"dataset.entry_count: card says {card['dataset']['entry_count']}, results has {len(ids)}")
     try:
-        fresh = _rescore(card)
+        fresh = _rescore(card, judges)
     except (ValidationError, UserError, ValueError, KeyError, TypeError) as exc:
         return [*problems, f"results: cannot be rescored ({str(exc).splitlines()[0]})"]
     for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):
         for key, value in row.items():
-            stored_value = (r.get("metrics") or {}).get("composite") if key == "metrics.composite" else r.get(key)
+            stored_value = (r.get("metrics") or {}).get(key[8:]) if key.startswith("metrics.") else r.get(key)
             if not _same(stored_value, value):
                 where = f"results[{i}].{key} (entry {r['entry_id']})"
                 problems.append(f"{where}: card says {stored_value!r}, recomputed {value!r}")

@@ -1,9 +1,11 @@
 """Calibrated profiles (``mt-eval calibrate``): weights learned from human judgments, as a file.
 
 A profile file is JSON (``FORMAT``): a name, non-negative ``weights`` over metrics of
-``profiles.CALIBRATION_NORMALISATION`` summing to 1, the embedding backend its ``semantic_score`` needs
-(or null) and what it was trained on. Its identity is the SHA-256 of its canonical JSON; the profile
-key is ``cal-<first 12 hex>``, so two different weightings can never share a key.
+``profiles.CALIBRATION_NORMALISATION`` (or generated judges, ``judge_…``) summing to 1, the embedding backend
+its ``semantic_score`` needs (or null), ``judges`` ``{id: judge card sha256}`` for each judge it weights
+(absent when none: a profile of built-in metrics keeps its hash) and what it was trained on. Its identity is
+the SHA-256 of its canonical JSON; the profile key is ``cal-<first 12 hex>``, so two different weightings can
+never share a key.
 
 A card scored with one keeps ``profile`` (the language's A/B, as the Run Card Spec types it) and adds
 ``calibrated_profile`` (the whole definition with its sha256): ``verify`` and ``compare`` recompute the
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -25,12 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
+from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.runcard.seal import canonical_json, sha256_text
-from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES
+from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES, Norm
 
 FORMAT = "mt-eval-profile/1"
 RULE = "spec-4.1"  # the learned composite is a plain weighted mean: the anchored rule would change it
 MAX_BYTES = 1 << 20
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -59,17 +64,44 @@ class CalibratedProfile:
         return dict(block) if isinstance(block, dict) else None
 
     @property
+    def judges(self) -> dict[str, dict[str, str]]:
+        """The generated judges it weights, ``{id: {"sha256": …}}`` (empty for a profile of built-in metrics)."""
+        block = self.definition.get("judges") or {}
+        return {str(k): {"sha256": str(v)} for k, v in block.items()}
+
+    @property
     def card_block(self) -> dict[str, Any]:
         return {"id": self.id, "sha256": self.sha256, "definition": self.definition}
 
 
+_OFFERED: ContextVar[Mapping[str, str] | None] = ContextVar("offered_judges", default=None)
+
+
+@contextmanager
+def offering(judges: Mapping[str, str]) -> Iterator[None]:
+    """``calibrate --judge``: the judge cards offered as candidates, ``{id: sha256}``; a profile made inside
+    this block that weights one of them names it (``make_profile``'s ``judges`` default)."""
+    token = _OFFERED.set(dict(judges))
+    try:
+        yield
+    finally:
+        _OFFERED.reset(token)
+
+
 def make_profile(name: str, weights: Mapping[str, float], *, semantic: Mapping[str, Any] | None = None,
-                 trained_on: Mapping[str, Any] | None = None) -> CalibratedProfile:
+                 trained_on: Mapping[str, Any] | None = None,
+                 judges: Mapping[str, str] | None = None) -> CalibratedProfile:
+    """A checked profile; ``judges`` (``{id: judge card sha256}``, default: those ``offering`` declared) names
+    each generated judge the weights use (a weighted judge that is not named is refused by ``check``)."""
     rounded = {m: round(float(w), 6) for m, w in weights.items() if w > 0}
     total = sum(rounded.values())
     rounded = {m: round(w / total, 6) for m, w in sorted(rounded.items(), key=lambda kv: -kv[1])}
+    known = judges if judges is not None else (_OFFERED.get() or {})
+    needed = {m: known[m] for m in rounded if m in known}
     definition = {"format": FORMAT, "name": name, "rule": RULE, "weights": rounded,
-                  "semantic": dict(semantic) if semantic else None, "trained_on": dict(trained_on or {})}
+                  "semantic": dict(semantic) if semantic else None,
+                  **({"judges": needed} if needed else {}),  # absent without judges: older profiles keep their hash
+                  "trained_on": dict(trained_on or {})}
     return check(definition, "<profile>")
 
 
@@ -84,10 +116,20 @@ def check(definition: Any, where: str) -> CalibratedProfile:
     weights = definition.get("weights")
     if not isinstance(weights, dict) or not weights:
         raise UserError("weights must be a non-empty object", file=where, field="weights")
+    judges = definition.get("judges", {})
+    if not isinstance(judges, dict) or not all(
+            isinstance(k, str) and is_judge_id(k) and isinstance(v, str) and _SHA256.fullmatch(v)
+            for k, v in judges.items()):
+        raise UserError("judges must be an object {judge id: judge card sha256 (64 hex digits)}", file=where,
+                        field="judges")
+    builtin = [m for m in CALIBRATION_NORMALISATION if not is_judge_id(m)]
     for metric, w in weights.items():
-        if metric not in CALIBRATION_NORMALISATION:
-            raise UserError(f"metric {metric!r} cannot be weighted (known: {', '.join(CALIBRATION_NORMALISATION)})",
-                            file=where, field="weights")
+        if is_judge_id(metric) and metric not in judges:
+            raise UserError(f"weights the generated judge {metric!r} but names no judge card for it (judges)",
+                            file=where, field="judges")
+        if not is_judge_id(metric) and metric not in builtin:
+            raise UserError(f"metric {metric!r} cannot be weighted (known: {', '.join(builtin)}, or a generated "
+                            "judge named in judges)", file=where, field="weights")
         if isinstance(w, bool) or not isinstance(w, int | float) or not math.isfinite(w) or w < 0:
             raise UserError(f"weight of {metric} must be a number ≥ 0", file=where, field="weights")
     if not math.isclose(sum(weights.values()), 1.0, abs_tol=1e-4):
@@ -122,6 +164,8 @@ def write_profile(profile: CalibratedProfile, path: str | Path) -> Path:
 
 def register(profile: CalibratedProfile) -> str:
     """Make the profile's key usable wherever a profile name is (``PROFILES``); returns the key."""
+    for judge in profile.judges:  # a judge's value is 0–1, higher better (``JudgeMetric``): used as it is
+        CALIBRATION_NORMALISATION.setdefault(judge, Norm.NONE)
     PROFILES.setdefault(profile.id, profile.weights)
     return profile.id
 

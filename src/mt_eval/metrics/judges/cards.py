@@ -12,6 +12,7 @@ is a JSON string literal, which is a valid TOML basic string.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import tomllib
@@ -24,6 +25,23 @@ from mt_eval.metrics.bank import parse_card
 from mt_eval.metrics.judges.metric import KINDS, RUBRIC, JudgeMetric, JudgeSpec
 
 _SLUG = re.compile(r"[^a-z0-9]+")
+JUDGE_ID = re.compile(r"judge_[a-z0-9_]{1,56}")  # what ``judge_id`` makes (ids of generated judges only)
+
+
+def is_judge_id(metric_id: str) -> bool:
+    """A generated judge's id (``judge_<slug>[_rubric]``): no built-in metric id has this shape."""
+    return bool(JUDGE_ID.fullmatch(metric_id))
+
+
+def card_sha256(text: str) -> str:
+    """A judge card's identity: SHA-256 of the canonical JSON (sorted keys, no spaces) of its parsed TOML.
+
+    Canonical rather than the file's bytes: re-indenting, reordering keys, comments or CRLF line ends (a
+    checkout on Windows) do not change what the judge asks or whom, so they do not change its identity; any
+    value that does (criterion, rubric, model, endpoint, key variable's name, task) changes the hash."""
+    data = tomllib.loads(text)
+    body = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 def judge_id(criterion: str, kind: str) -> str:
@@ -133,10 +151,13 @@ def read_spec(path: Path) -> JudgeSpec:
     if (judge["kind"] == RUBRIC) != (len(rubric) == 5):
         raise UserError("[judge] a rubric judge has exactly five levels (scores 1–5), a single one none", file=where)
     key_env = judge.get("api_key_env")
+    if not is_judge_id(data["id"]):
+        raise UserError(f"a judge's id is judge_<lower-case slug>, not {data['id']!r}", file=where, field="id")
     return JudgeSpec(id=data["id"], kind=judge["kind"], criterion=judge["criterion"],
                      description=judge["description"], task=judge["task"], model=judge["model"],
                      base_url=judge["base_url"], rubric=tuple(rubric),
-                     api_key_env=key_env if isinstance(key_env, str) and key_env else None)
+                     api_key_env=key_env if isinstance(key_env, str) and key_env else None,
+                     card_sha256=card_sha256(text))
 
 
 def card_paths(paths: Iterable[str | Path]) -> list[Path]:

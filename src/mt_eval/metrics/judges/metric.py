@@ -72,6 +72,7 @@ class JudgeSpec:
     rubric: tuple[str, ...] = ()  # the five level descriptions, score 1 first (rubric judges)
     api_key_env: str | None = None
     max_tokens: int = 300
+    card_sha256: str = ""  # the judge card's identity (``cards.card_sha256``): what a run card and a profile name
 
     def rubric_text(self) -> str:
         if not self.rubric:
@@ -166,6 +167,12 @@ class JudgeMetric(RatioMetric):
     def signature(self, target: Any) -> str | None:
         return (f"{JUDGE_VERSION}|kind:{self.spec.kind}|model:{self.spec.model}|temperature:0"
                 f"|prompt:{self.spec.prompt_sha256[:16]}|scale:{LOW}-{HIGH}")
+
+    def card_block(self) -> dict[str, Any]:
+        """What a run card records of this judge (``judges.<id>``): the judge card's sha256 and whom it asks;
+        never a key, only the endpoint this run used and the model."""
+        return {"sha256": self.spec.card_sha256, "kind": self.spec.kind, "model": self.spec.model,
+                "base_url": self.base_url}
 
     def request(self, source: str, output: str, reference: str, ctx: MetricContext) -> ChatRequest:
         prompt = JUDGE_PROMPT.format(
