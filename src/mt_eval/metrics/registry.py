@@ -21,6 +21,7 @@ from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import Level, Metric, MetricBase, MetricContext, Status
 from mt_eval.metrics.behavioral import CodeSwitching, Consistency, EquivalentMatch, TerminologyAdherence
+from mt_eval.metrics.comet import CometScore
 from mt_eval.metrics.compliance import ComplianceIndex, ComplianceIndexRepaired, RepairEffectiveness
 from mt_eval.metrics.hallucination import HallucinationRate
 from mt_eval.metrics.rates import ExactMatch, LengthRatio
@@ -53,8 +54,10 @@ _BUILTINS: dict[str, Factory] = {
 # Metrics that run only when a run asks for them, built from that run's configuration: ``semantic_score``
 # needs an embedding model (``--semantic BACKEND``), so without the option it is not scored at all (null on
 # the card, no model loaded) and a card keeps exactly the metrics it had before the metric existed.
+# ``comet_score`` likewise needs a local COMET checkpoint (``--comet-model PATH``, ``metrics.comet.CometConfig``).
 OPT_IN: dict[str, Callable[[Any], Metric]] = {
     "semantic_score": SemanticScore,
+    "comet_score": CometScore,
 }
 
 # What a metric must provide itself; cost, derives_from, shares_analyses, reads_source, bind, prepare, signature
