@@ -94,6 +94,8 @@ def test_forged_profile_block_fails_verify(cards: dict[str, Path], tmp_path: Pat
     ({"chrf_plus_plus": 0.5}, "sum to 0.500000, not 1"),
     ({"length_ratio": 1.0}, "cannot be weighted"),
     ({"semantic_score": 1.0}, "names no embedding backend"),
+    ({"judge_fluency": 1.0}, "weights the generated judge 'judge_fluency' but names no judge card"),
+    ({"fluency_judge": 1.0}, "'fluency_judge' cannot be weighted"),  # not a judge id: refused as before
 ])
 def test_hostile_profile_files(cards: dict[str, Path], tmp_path: Path, weights: dict[str, float], says: str) -> None:
     bad = tmp_path / "bad.json"
@@ -119,3 +121,19 @@ def test_published_under_its_profile_id_and_ranked_apart(cards: dict[str, Path],
     assert by_name["a"]["profile"] == by_name["b"]["profile"] == card_id and by_name["plain"]["profile"] == "B"
     assert by_name["a"]["rank"] and by_name["b"]["rank"] and by_name["plain"]["rank"] is None
     assert f"profile B (ranked: {card_id})" in by_name["plain"]["unranked_reason"]
+
+
+@pytest.mark.parametrize(("judges", "says"), [
+    ({"judge_fluency": "abc"}, "judges must be an object"),
+    ({"fluency": "a" * 64}, "judges must be an object"),
+    ({"judge_other": "a" * 64}, "names no judge card"),
+])
+def test_a_profile_names_each_judge_it_weights_by_its_card_sha256(judges: dict[str, str], says: str) -> None:
+    from mt_eval.errors import UserError
+    from mt_eval.scoring.calibrated import check
+
+    definition = {**PROFILE, "weights": {"chrf_plus_plus": 0.5, "judge_fluency": 0.5}}
+    assert check({**definition, "judges": {"judge_fluency": "a" * 64}}, "p.json").judges == {
+        "judge_fluency": {"sha256": "a" * 64}}
+    with pytest.raises(UserError, match=says):
+        check({**definition, "judges": judges}, "p.json")

@@ -1,11 +1,13 @@
-"""``calibrate --judge DIR``: generated LLM judges scored on the judged segments, reported beside every metric.
+"""``calibrate --judge DIR``: generated LLM judges scored on the judged segments, candidates like every metric.
 
 Each judge (a card from ``metrics generate-judges``) is computed on exactly the segments the matrix holds,
 through the scoring pipeline (``score_outputs(extra=…)``: cached, temperature 0, refused on secret
-entries), one call per system over that system's judged outputs. The judges join the report as contenders
-(τ, acc23 and system-level accuracy with CIs, and learned − judge when one is the best single metric) but
-not the PLS: a calibrated profile may weight only metrics a run card carries and ``verify`` can recompute
-(``scoring.calibrated``), and judge scores on cards are not verifiable yet.
+entries), one call per system over that system's judged outputs. A judge with a value on every segment and
+not constant joins the candidates (0–1, higher better, as it is): the PLS may weight it, and the report
+shows it as a single-metric contender. A profile that weights one names its judge card (id and sha256,
+``scoring.calibrated``): ``score --profile P --judge CARD`` computes it on a run card and ``verify --judge
+CARD`` recomputes it (``runcard/judges.py``). A judge is a candidate only when ``--judge`` names it: it sends
+the judged texts to its endpoint.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from mt_eval.scoring.pipeline import score_outputs
 
 
 def add_judges(m: Matrix, table: JudgmentTable, judges: Sequence[Metric], file: str | None = None) -> list[str]:
-    """Fill ``m.judges`` with each judge's per-segment value (0–1, higher is better), row for row."""
+    """Add each judge's per-segment value (0–1, higher is better) to the candidates and to each segment's raw
+    values (so a profile weighting it is scored exactly as a card would carry it); returns the judges added."""
     if not judges:
         return []
     try:
@@ -54,9 +57,17 @@ def add_judges(m: Matrix, table: JudgmentTable, judges: Sequence[Metric], file: 
             if values is None:
                 raise UserError(f"judge {i} does not apply to {tgt} outputs")
             columns[i][rows] = values
-    for i, column in columns.items():
+    added = []
+    for judge in judges:
+        column = columns[judge.id]
         if np.isnan(column).any():
-            m.dropped[i] = f"no score on {int(np.isnan(column).sum())} of {len(m)} segments"
+            m.dropped[judge.id] = f"no score on {int(np.isnan(column).sum())} of {len(m)} segments"
+        elif float(column.max() - column.min()) == 0.0:
+            m.dropped[judge.id] = "constant"
         else:
-            m.judges[i] = column
-    return list(m.judges)
+            m.candidates[judge.id] = column
+            m.judge_cards[judge.id] = str(getattr(getattr(judge, "spec", None), "card_sha256", ""))
+            for row, value in zip(m.raw, column, strict=True):
+                row[judge.id] = float(value)
+            added.append(judge.id)
+    return added

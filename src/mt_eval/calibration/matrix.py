@@ -18,6 +18,7 @@ import numpy as np
 
 from mt_eval.errors import UserError
 from mt_eval.judgments.table import JudgmentTable
+from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
 from mt_eval.scoring.calibrated import CalibratedProfile, register
 from mt_eval.scoring.composite import composite, composite_rule, normalise
@@ -39,8 +40,10 @@ class Matrix:
     rule: str = ""
     semantic: dict[str, Any] | None = None
     dropped: dict[str, str] = field(default_factory=dict)
-    # generated LLM judges (``calibration.judged``): reported like a metric, never weighted in a profile
+    # contenders reported beside the candidates but never weighted (none at present: generated judges given with
+    # ``calibrate --judge`` are candidates, ``calibration.judged``)
     judges: dict[str, np.ndarray] = field(default_factory=dict)
+    judge_cards: dict[str, str] = field(default_factory=dict)  # candidate judge id → its judge card's sha256
 
     def __len__(self) -> int:
         return len(self.items)
@@ -49,7 +52,7 @@ class Matrix:
         return Matrix(self.dataset, [self.items[i] for i in rows], [self.systems[i] for i in rows], self.human[rows],
                       [self.raw[i] for i in rows], {m: v[rows] for m, v in self.candidates.items()},
                       self.spec[rows], self.profile, self.rule, self.semantic, self.dropped,
-                      {j: v[rows] for j, v in self.judges.items()})
+                      {j: v[rows] for j, v in self.judges.items()}, self.judge_cards)
 
     def x(self, names: Sequence[str]) -> np.ndarray:
         return np.column_stack([self.candidates[m] for m in names])
@@ -112,7 +115,7 @@ def build_matrix(judgments: JudgmentTable, cards: Sequence[tuple[str, Mapping[st
     semantic = next((s for s in semantics if s), None)
     m = Matrix(dataset, items, names, np.asarray(human), raw, profile=profiles.pop(), rule=rules.pop(),
                semantic=semantic, spec=np.nan_to_num(np.asarray(spec), nan=0.0))
-    for metric in CALIBRATION_NORMALISATION:
+    for metric in [k for k in CALIBRATION_NORMALISATION if not is_judge_id(k)]:  # judges: only with --judge
         column = [v.get(metric) for v in raw]
         missing = sum(c is None for c in column)
         if missing == n:

@@ -19,6 +19,7 @@ from mt_eval.cli.common import (
     AlphaOpt,
     BootOpt,
     JsonOpt,
+    JudgeCacheOpt,
     SeedOpt,
     SemanticModelOpt,
     SemanticOpt,
@@ -93,10 +94,10 @@ def fit(
     task: Annotated[str | None, opt("The task description --retrieve ranks metric cards against (default: from the "
                                     "judgments' language pair).", "--task")] = None,
     judge: Annotated[list[Path] | None, opt("Generated judge cards (a file or folder from mt-eval metrics "
-                                            "generate-judges; repeat): scored on the judged segments and reported "
-                                            "beside every metric (not weighted in the profile).", "--judge")] = None,
-    judge_cache: Annotated[Path, opt("The judges' LLM response cache (a re-run sends nothing).",
-                                     "--judge-cache")] = DEFAULT_CACHE_PATH,
+                                            "generate-judges; repeat): scored on the judged segments and offered "
+                                            "as candidates; a profile weighting one names its judge card (score "
+                                            "and verify then need --judge with it).", "--judge")] = None,
+    judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
     global_fit: Annotated[bool, opt("Fit PLS on the raw per-segment values (default: within-item deviations, what "
                                     "item-grouped τ and acc23 measure).", "--global-fit")] = False,
     n_boot: BootOpt = 1000, alpha: AlphaOpt = 0.05, seed: SeedOpt = 12345, db: DbOpt = None,
@@ -108,7 +109,7 @@ def fit(
     (also: mt-eval calibrate -j FILE …)
     """
     from mt_eval.calibration.report import Settings, calibrate
-    from mt_eval.scoring.calibrated import write_profile
+    from mt_eval.scoring.calibrated import offering, write_profile
 
     if not 1 <= top <= 5 or folds < 2 or seeds < 0 or n_boot < 0 or not 0 < alpha < 1:
         raise UserError("need 1 ≤ --top ≤ 5, --folds ≥ 2, --seeds ≥ 0, --bootstrap ≥ 0 and 0 < --alpha < 1")
@@ -132,9 +133,10 @@ def fit(
         from mt_eval.calibration.judged import add_judges
 
         add_judges(matrix, table, judges, file=judgments)
-    report = calibrate(matrix, name=name or matrix.dataset, scale=table.scale,
-                       s=Settings(top=top, folds=folds, seeds=seeds, n_resamples=n_boot, alpha=alpha, seed=seed,
-                                  within_items=not global_fit))
+    with offering(matrix.judge_cards):  # a profile weighting a judge names its judge card (id and sha256)
+        report = calibrate(matrix, name=name or matrix.dataset, scale=table.scale,
+                           s=Settings(top=top, folds=folds, seeds=seeds, n_resamples=n_boot, alpha=alpha, seed=seed,
+                                      within_items=not global_fit))
     _show(report, as_json)
     if out_path is not None:
         write_profile(report.profile, out_path)
