@@ -17,6 +17,7 @@ from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method, Translation, as_method
 from mt_eval.metrics.base import Metric
+from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.embeddings import SemanticConfig, check_semantic
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import load_card, write_card
@@ -72,6 +73,7 @@ def evaluate(
     terminology: str | Path | None = None,
     semantic: SemanticConfig | None = None,
     judges: Sequence[Metric] = (),
+    comet: CometConfig | None = None,
 ) -> tuple[dict[str, Any], Path]:
     """Translate every entry with ``method``, score it and write a sealed run card.
 
@@ -87,6 +89,7 @@ def evaluate(
     backend that sends text off the machine is refused for held-out (secret) entries before anything runs.
     ``judges``: generated LLM judges (``metrics.judges.judge_metrics``) scored beside the other metrics and
     recorded on the card (``runcard/judges.py``); refused on secret entries before anything runs, too.
+    ``comet``: score ``comet_score`` with this local COMET checkpoint (``metrics.comet``; in no composite).
     """
     from mt_eval.analyzers.registry import require_analyser
     from mt_eval.languages.card import without_analyser
@@ -149,7 +152,8 @@ def evaluate(
     # the per-entry statistics go beside the card, referenced under its seal, so that compare reads
     # them instead of re-running every metric (docs/decisions.md §23)
     card, stats = build_card(dataset, method.identity, translations, info, target, source,
-                             terms, statistics_file=sidecar_name(path), semantic=semantic, judges=judges)
+                             terms, statistics_file=sidecar_name(path), semantic=semantic, judges=judges,
+                             comet=comet)
     return card, write_card(card, path, stats)
 
 

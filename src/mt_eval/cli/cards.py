@@ -20,6 +20,7 @@ from mt_eval.cli.common import (
     AlphaOpt,
     BootOpt,
     CardArg,
+    CometModelOpt,
     ForceOpt,
     JsonOpt,
     JudgeCacheOpt,
@@ -56,13 +57,14 @@ def verify(
     card: CardArg,
     db: Annotated[str | None, opt("Also say whether each signing key is registered (and not revoked) in this "
                                   "store: a SQLite file or a database URL.", "--db", metavar="<path|url>")] = None,
-    judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
+    judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH, comet_model: CometModelOpt = None,
 ) -> None:
     """Recompute the fingerprint, every derivable score, the stored statistics and the seal; exit 1
     naming what differs. The statistics sidecar (<card>.stats.npz) is checked when it is beside the card.
 
     A card scored with generated judges verifies only with the same judge cards (--judge, sha256 checked;
     exit 2 naming the judge otherwise): they are recomputed through their endpoint, answers from --judge-cache.
+    A card that scored comet_score verifies only with the same checkpoint (--comet-model, sha256 checked).
 
     A card that verifies is internally consistent: nothing was edited after it was sealed. It does
     not prove the predictions came from the method named on it (that is what reproducing the run is for),
@@ -71,19 +73,23 @@ def verify(
 
     Example: mt-eval verify runs/demo/run_card.json --db board.db
     """
+    from mt_eval.metrics.comet import CometConfig
     from mt_eval.metrics.judges import judge_metrics
     from mt_eval.qa.card import is_qa_card, verify_qa_card
     from mt_eval.runcard.io import migrate, read_card_json
     from mt_eval.runcard.judges import card_judges, require_judges
+    from mt_eval.runcard.rescore import require_comet
     from mt_eval.runcard.signing import check_card_signatures
     from mt_eval.runcard.verify import verify_card
 
     data = read_card_json(card)  # a QA card (``mt-eval qa … --out``) has a schema of its own
     checks = check_card_signatures(card, data.get("run_card_hash"))  # a malformed .sig: one line, before the work
     given = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
-    judges = require_judges(card_judges(data), given) if not is_qa_card(data) else []  # refused: exit 2, one line
-    problems = (verify_qa_card(data) if is_qa_card(data)
-                else verify_card(migrate(data, file=str(card)), card, judges=judges))
+    qa = is_qa_card(data)
+    judges = require_judges(card_judges(data), given) if not qa else []  # refused: exit 2, one line
+    comet = require_comet(data, CometConfig.parse(comet_model) if comet_model else None) if not qa else None
+    problems = (verify_qa_card(data) if qa
+                else verify_card(migrate(data, file=str(card)), card, judges=judges, comet=comet))
     if problems:
         err.print(f"[red]FAILED[/red] {escape(str(card))}: {escape(problems[0])}", highlight=False, soft_wrap=True)
         for extra in problems[1:5]:

@@ -226,3 +226,7 @@ JudgeOpt = Annotated[list[Path] | None, opt(
     "--judge")]
 JudgeCacheOpt = Annotated[Path, opt("The judges' LLM response cache (a re-run, or verify, sends nothing again).",
                                     "--judge-cache")]
+CometModelOpt = Annotated[str | None, opt(
+    "Score comet_score with this local COMET checkpoint (a model directory holding checkpoints/model.ckpt, or the "
+    ".ckpt file; never downloaded; needs unbabel-comet). Recorded on the card by model name and sha256 with a "
+    "low-resource warning; never in the composite. verify needs the same checkpoint.", "--comet-model")]

@@ -20,6 +20,7 @@ from mt_eval.cli.common import (
     LLM,
     AlphaOpt,
     BootOpt,
+    CometModelOpt,
     ConditionOpt,
     CorpusOpt,
     DifficultyOpt,
@@ -113,8 +114,24 @@ def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
     options.pop("profile", None)  # not evaluate's: applied around it (``_evaluate``)
     semantic = options.pop("semantic", None)
     judges, judge_cache = options.pop("judges", None), options.pop("judge_cache", None)
+    comet = options.pop("comet_model", None)
     return {**options, "semantic": SemanticConfig.parse(*semantic) if semantic else None,
-            "judges": _judges(judges, judge_cache)}
+            "judges": _judges(judges, judge_cache), "comet": _comet(comet)}
+
+
+def _comet(path: str | None) -> Any:
+    from mt_eval.metrics.comet import CometConfig
+
+    return CometConfig.parse(path) if path else None
+
+
+def comet_invocation(path: str | None) -> dict[str, Any]:
+    """``{"comet_model": PATH}`` checked now (a bad path or no unbabel-comet: one line before any work), or
+    nothing without --comet-model."""
+    if path is None:
+        return {}
+    _comet(path)
+    return {"comet_model": path}
 
 
 def _judges(paths: list[str] | None, cache: str | None) -> list[Any]:
@@ -256,6 +273,7 @@ def run(
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
     profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
+    comet_model: CometModelOpt = None,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
 
@@ -288,7 +306,7 @@ def run(
            "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
            "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology),
                        **(sem := semantic_invocation(semantic, semantic_model, semantic_url)),
-                       **(jud := judge_invocation(judge, judge_cache)),
+                       **(jud := judge_invocation(judge, judge_cache)), **comet_invocation(comet_model),
                        **profile_invocation(profile, sem, jud)}}
     if resume is not None:
         from mt_eval.engine.session import check_resume
@@ -321,6 +339,7 @@ def score(
                                        "--allow-missing")] = False,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
     profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
+    comet_model: CometModelOpt = None,
 ) -> None:
     """Score an existing system output file against a corpus (the same card as `run`).
 
@@ -341,7 +360,7 @@ def score(
     source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     sem = semantic_invocation(semantic, semantic_model, semantic_url)
     jud = judge_invocation(judge, judge_cache)
-    sem = {**sem, **jud, **profile_invocation(profile, sem, jud)}
+    sem = {**sem, **jud, **comet_invocation(comet_model), **profile_invocation(profile, sem, jud)}
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
                                               segment, ids, difficulty, need_source=False)
     if system is not None and (not system.strip() or not system.isprintable()):

@@ -13,6 +13,7 @@ from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
 from mt_eval.metrics.base import Metric
+from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
@@ -73,6 +74,9 @@ def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
            if card.get("calibrated_profile") else {}),
         # generated LLM judges (--judge): each judge card's id and sha256, only when judges were scored
         **({"judges": fingerprint_judges(card)} if card.get("judges") else {}),
+        # the COMET checkpoint behind comet_score, only when --comet-model scored it
+        **({"comet_model": card["comet"]["comet_model"], "comet_checkpoint_sha256": card["comet"]["checkpoint_sha256"]}
+           if card.get("comet") else {}),
     }
 
 
@@ -154,17 +158,20 @@ def build_card(
     statistics_file: str | None = None,
     semantic: SemanticConfig | None = None,
     judges: Sequence[Metric] = (),
+    comet: CometConfig | None = None,
 ) -> tuple[dict[str, Any], bytes | None]:
     """The sealed card, and with ``statistics_file`` (the sidecar's name beside the card) the bytes to
     write there: the statistics are referenced on the card before sealing, so the seal covers them
     (``runcard/statistics.py``, docs/decisions.md §23). ``semantic``: score ``semantic_score`` with this
     embedding backend, recorded on the card (``semantic``) and in its fingerprint. ``judges``: generated LLM
-    judges (``metrics.judges.JudgeMetric``), recorded in ``judges`` (``runcard/judges.py``) and the fingerprint."""
+    judges (``metrics.judges.JudgeMetric``), recorded in ``judges`` (``runcard/judges.py``) and the fingerprint.
+    ``comet``: score ``comet_score`` with this local checkpoint, recorded in ``comet`` (its model name, sha256 and
+    low-resource warning, never its path) and the fingerprint; never weighted in the composite."""
     calibrated = active_profile()  # run/score --profile FILE
     if calibrated is not None:  # a profile weighting a judge is never computed without that very judge card
         require_judges(calibrated.judges, judges, "the calibrated profile weights")
     table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, semantic=semantic,
-                                extra=judges)
+                                extra=judges, comet=comet)
     profile = register(calibrated) if calibrated else target.profile
     rule = CALIBRATED_RULE if calibrated else DEFAULT_RULE
     scores = quality_scores(table, profile, run.bootstrap, rule)
@@ -206,6 +213,7 @@ def build_card(
         **({"semantic": semantic.card_block} if semantic else {}),  # absent without --semantic: cards unchanged
         **({"calibrated_profile": calibrated.card_block} if calibrated else {}),
         **({"judges": judges_block(judges)} if judges else {}),  # absent without --judge: cards unchanged
+        **({"comet": comet.card_block()} if comet else {}),  # absent without --comet-model: cards unchanged
         "tools_enabled": list(cfg.get("tools_enabled", [])),
         "batch_size": cfg.get("batch_size"),
         "max_retries": cfg.get("max_retries"),

@@ -128,6 +128,9 @@ def method_from_card(card: Mapping[str, Any], full: Any, *, base_url: str | None
     if card.get("semantic"):  # a re-run would leave semantic_score null: refused rather than "differs"
         raise UserError("the card scored semantic_score with an embedding model, which reproduce does not carry "
                         "over yet")
+    if card.get("comet"):  # likewise: a re-run would leave comet_score null
+        raise UserError("the card scored comet_score with a local COMET checkpoint, which reproduce does not carry "
+                        "over yet")
     if card.get("judges"):  # likewise: a re-run scores no generated judge (they need their judge cards)
         raise UserError(f"the card scored generated judges ({', '.join(card['judges'])}), which reproduce does not "
                         "carry over yet")

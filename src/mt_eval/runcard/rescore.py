@@ -10,9 +10,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
+from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard, language_card, without_analyser
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.base import Metric
+from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.runcard.judges import card_judges, require_judges
 from mt_eval.scoring.pipeline import score_outputs
@@ -64,8 +66,25 @@ def configured_metrics(card: Mapping[str, Any]) -> dict[str, Any]:
             **{k: {"id": k, **v} for k, v in judges.items()}}
 
 
+def require_comet(card: Mapping[str, Any], given: CometConfig | None) -> CometConfig | None:
+    """The checkpoint that recomputes the card's ``comet_score`` (None: the card has none). The card names the
+    model and its sha256, never a path: the verifier gives the checkpoint (``--comet-model``), and one that
+    hashes differently, or none, is refused with one line rather than passed unchecked."""
+    block = card.get("comet")
+    if not isinstance(block, Mapping):
+        return None
+    want, name = str(block.get("checkpoint_sha256")), block.get("comet_model")
+    if given is None:
+        raise UserError(f"the card scored comet_score with the COMET model {name!r} (checkpoint sha256 {want[:12]}…): "
+                        "give that checkpoint with --comet-model PATH to recompute it")
+    if given.sha256 != want:
+        raise UserError(f"--comet-model: the checkpoint given hashes to {given.sha256[:12]}…, the card was scored with "
+                        f"{name!r} hashing to {want[:12]}…: give that checkpoint")
+    return given
+
+
 def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
-                    judges: Sequence[Metric] = ()) -> MetricTable:
+                    judges: Sequence[Metric] = (), comet: CometConfig | None = None) -> MetricTable:
     """The same statistics the run computed, from the card's per-entry results (``only``: a subset).
 
     ``judges``: generated judges given by the verifier (``--judge``); every judge the card records must be
@@ -75,6 +94,7 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
     if only is not None:
         recorded_judges = {k: v for k, v in recorded_judges.items() if k in only}
     extra = require_judges(recorded_judges, judges)
+    checkpoint = require_comet(card, comet) if only is None or "comet_score" in only else None
     dataset = dataset_from_card(card)
     translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
@@ -83,5 +103,5 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
     # semantic_score is recomputed with the card's backend and model, which must be available here (or every
     # vector cached): otherwise a UserError says so, and verify reports the card as not rescorable
     table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms,
-                             recorded=recorded, semantic=semantic_config(card), extra=extra)
+                             recorded=recorded, semantic=semantic_config(card), extra=extra, comet=checkpoint)
     return table

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from mt_eval.errors import UserError
 from mt_eval.metrics.base import Metric
+from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import statistics
 from mt_eval.runcard.builder import entry_composites, entry_ids_sha256, fingerprint_components
@@ -55,8 +56,8 @@ def _diff(path: str, stored: Any, fresh: Any) -> Iterator[str]:
         yield f"{path}: card says {stored!r}, recomputed {fresh!r}"
 
 
-def _rescore(card: dict[str, Any], judges: Sequence[Metric] = ()) -> dict[str, Any]:
-    table = table_from_card(card, judges=judges)
+def _rescore(card: dict[str, Any], judges: Sequence[Metric] = (), comet: CometConfig | None = None) -> dict[str, Any]:
+    table = table_from_card(card, judges=judges, comet=comet)
     profile = card_profile(card)  # a calibrated profile's block is checked against its hash here
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
@@ -111,12 +112,14 @@ def _statistics(card: dict[str, Any], path: str | Path | None, fresh: MetricTabl
     return statistics.differences(stored, fresh, [r["entry_id"] for r in card["results"]])
 
 
-def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[Metric] = ()) -> list[str]:
+def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[Metric] = (),
+                comet: CometConfig | None = None) -> list[str]:
     """Problems found, most specific first; an empty list means the card verifies.
 
     ``path`` is where the card was read from: with it, the statistics sidecar beside the card is
     checked too. ``judges``: the generated judges (``--judge``) that recompute the ones the card records; a
-    card with judges and without them does not verify ("cannot be rescored", naming the judge).
+    card with judges and without them does not verify ("cannot be rescored", naming the judge); likewise
+    ``comet``, the local COMET checkpoint of a card that scored ``comet_score`` (``rescore.require_comet``).
     """
     try:
         RunCard.model_validate(card)
@@ -135,7 +138,7 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Se
     if len(ids) != card["dataset"]["entry_count"]:
         problems.append(f"dataset.entry_count: card says {card['dataset']['entry_count']}, results has {len(ids)}")
     try:
-        fresh = _rescore(card, judges)
+        fresh = _rescore(card, judges, comet)
     except (ValidationError, UserError, ValueError, KeyError, TypeError) as exc:
         return [*problems, f"results: cannot be rescored ({str(exc).splitlines()[0]})"]
     for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):

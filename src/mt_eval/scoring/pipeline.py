@@ -16,6 +16,7 @@ from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import UNDETERMINED, LanguageCard
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.base import Metric, MetricContext
+from mt_eval.metrics.comet import CometConfig, CometScore
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.registry import metrics_for, source_metrics
 from mt_eval.metrics.semantic import SemanticScore
@@ -37,6 +38,7 @@ def score_outputs(
     recorded: Mapping[str, str | None] | None = None,
     semantic: SemanticConfig | None = None,
     extra: Sequence[Metric] = (),
+    comet: CometConfig | None = None,
 ) -> tuple[MetricTable, list[str]]:
     """Every applicable metric's per-entry statistics (or the ``only`` subset), and the scored outputs.
 
@@ -45,6 +47,7 @@ def score_outputs(
     metrics that read the source null. ``recorded``: the signatures of the card being rescored.
     ``semantic``: the embedding backend of ``semantic_score`` (None: the metric is not scored, null).
     ``extra``: opt-in metric instances built elsewhere (generated LLM judges, ``metrics.judges``).
+    ``comet``: the local COMET checkpoint of ``comet_score`` (None: not scored, null; never in a composite).
     No metric with egress ``remote`` may score a secret entry (``scoring.egress``): refused before any is scored.
     """
     hypotheses = ["" if t.error else t.text for t in translations]
@@ -53,12 +56,12 @@ def score_outputs(
                         has_source=has_sources(dataset), recorded=recorded)
     # ``only`` may name the extra metrics; the built-ins it names (all when None, none when it names extras only)
     named = [i for i in only if i not in {m.id for m in extra}] if only else only
-    configured = {"semantic_score": semantic} if semantic else None
+    configured = {k: v for k, v in (("semantic_score", semantic), ("comet_score", comet)) if v} or None
     metrics = metrics_for(target, named, configured) if named or not only else []
     metrics += [m for m in extra if m.applies_to(target) and (not only or m.id in only)]
     refuse_remote_on_secret(metrics, dataset.entries)
     for metric in metrics:
-        if isinstance(metric, SemanticScore):  # embed here: the e5 engine must not first run in a forked worker
+        if isinstance(metric, SemanticScore | CometScore):  # here: torch/e5 must not first run in a forked worker
             metric.prefetch(hypotheses, ctx)
     return MetricTable.compute(metrics, hypotheses, ctx, errors), hypotheses
 
