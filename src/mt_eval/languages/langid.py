@@ -99,6 +99,10 @@ def _same_script_detector(code: str) -> Any | None:
 
     groups = [SCRIPT_GROUPS[s] for s in language_scripts(code) if s in SCRIPT_GROUPS]
     languages = {lang for group in groups for lang in getattr(Language, group)()}
+    # Latin and Esperanto are what lingua names for noisy text (MT output full of names and left-over words:
+    # "Reloj: Liverpool Daniel Sturridge mete empate profundo vs. Chelsea" is "Esperanto"); nobody writes them
+    # by accident, so they are candidates only when they are the language asked for
+    languages -= {Language.LATIN, Language.ESPERANTO} - {_language(code)}
     if len(languages) < 2:
         return None
     # trigram models only: loading all 49 Latin-script models takes 18 s in high-accuracy mode, 0.4 s here, and
@@ -114,15 +118,39 @@ def spans(text: str, codes: Sequence[str]) -> list[tuple[int, int, str]]:
             for r in detector.detect_multiple_languages_of(text) if r.language in by_language]
 
 
-def other_language_share(text: str, lang: str) -> float:
-    """1.0 when lingua, among the languages of ``lang``'s script, names another language for the whole of
-    ``text``, else 0.0; 0.0 for text under ``MIN_WORDS`` words, a language lingua does not know or a script
-    of its own. Whole-text, not per span: spans over 49 languages cut a Spanish sentence into pieces of other
-    languages (36.5 % of NTREX's Spanish references lost half their letters that way, docs/language-id.md)."""
-    if len(text.split()) < MIN_WORDS or not supports(lang):
+def can_check(lang: str) -> bool:
+    """``other_language_share`` can name another language for ``lang``'s text: lingua is installed, knows
+    ``lang``, and ``lang``'s script is shared by other languages lingua knows."""
+    return supports(lang) and _same_script_detector(lang) is not None
+
+
+@cache
+def _pair_detector(first: Any, second: Any) -> Any:
+    """A high-accuracy detector over just two languages: quick to load, and precise where the many-language
+    low-accuracy one is noisy."""
+    from lingua import LanguageDetectorBuilder
+
+    return LanguageDetectorBuilder.from_languages(first, second).build()
+
+
+def other_language_share(text: str, lang: str, min_words: int = MIN_WORDS) -> float:
+    """1.0 when ``text`` is in another language than ``lang``, else 0.0; 0.0 for text under ``MIN_WORDS``
+    words (``min_words``), a language lingua does not know or a script of its own.
+
+    Two steps. Among the languages of ``lang``'s script (low-accuracy mode), lingua names a language for the
+    whole of ``text``; if it is another one, a high-accuracy detector over just that language and ``lang``
+    must agree. The first step alone called 7 of 150 Apertium eng→spa outputs (English names and unknown
+    words left in) Latin, Italian, Esperanto or Bokmål; the confirmation leaves 1, and still catches 90–97 %
+    of human Catalan, Portuguese, French and Italian translations offered as Spanish (docs/language-id.md).
+    Whole-text, not per span: spans over 49 languages cut a Spanish sentence into pieces of other languages
+    (36.5 % of NTREX's Spanish references lost half their letters that way)."""
+    if len(text.split()) < min_words or not supports(lang):
         return 0.0
     detector = _same_script_detector(lang)
     if detector is None:
         return 0.0
+    expected = _language(lang)
     found = detector.detect_language_of(text)
-    return 1.0 if found is not None and found != _language(lang) else 0.0
+    if found is None or found == expected:
+        return 0.0
+    return 1.0 if _pair_detector(expected, found).detect_language_of(text) == found else 0.0
