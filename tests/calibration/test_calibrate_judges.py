@@ -217,3 +217,18 @@ def test_scored_verified_and_compared_under_the_judge_profile(signal: dict[str, 
         card = json.loads((tmp / f"{row['name']}.json").read_text(encoding="utf-8"))["scores"]
         assert row["scores"]["composite"]["point"] == pytest.approx(card["composite"])
         assert row["scores"][SIGNAL]["point"] == pytest.approx(card[SIGNAL])
+
+
+def test_calibrate_evaluate_scores_the_profiles_judge(signal: dict[str, object]) -> None:
+    tmp, card = signal["dir"], signal["card"]
+    assert isinstance(tmp, Path)
+    args = ["calibrate", "evaluate", "--profile", str(tmp / "p.json"), "-j", str(tmp / "da.tsv"), "--from-judgments",
+            "-b", "20", "--json"]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and SIGNAL in refused.output and "--judge" in refused.output, refused.output
+    result = runner.invoke(app, [*args, "--judge", str(card), "--judge-cache", str(tmp / "cache.sqlite")])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    rows = report["blocks"][0]["rows"]
+    assert report["warnings"] == [] and rows["learned"]["tau"]["value"] > 0.8  # the judge's signal is scored
+    assert rows["learned"]["tau"]["value"] > rows["chrf_plus_plus"]["tau"]["value"] + 0.5

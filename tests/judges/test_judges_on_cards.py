@@ -153,3 +153,20 @@ def test_a_judge_card_cannot_be_reproduced_or_rescored_without_its_card(setup: d
 
     with pytest.raises(UserError, match=f"judge {JUDGE}"):
         table_from_card(_card(setup["dir"] / "score.json"))
+
+
+def test_compare_reads_judge_statistics_from_the_sidecar_and_refuses_a_rebuild(setup: dict[str, Any],
+                                                                                tmp_path: Path) -> None:
+    from mt_eval.metrics.registry import OPT_IN
+
+    registered = set(OPT_IN)
+    a, b = setup["dir"] / "score.json", setup["dir"] / "run.json"
+    result = runner.invoke(app, ["compare", str(a), str(b), "-b", "20", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {s["name"]: s["scores"] for s in json.loads(result.stdout)["systems"]}
+    assert [r[JUDGE]["point"] for r in rows.values()] == [_card(a)["scores"][JUDGE]] * 2
+    assert set(OPT_IN) == registered  # nothing registered for the judge: the metric registry is unchanged
+    for name in ("a.json", "b.json"):  # copies without their sidecars: compare would have to recompute the judge
+        (tmp_path / name).write_bytes((a if name == "a.json" else b).read_bytes())
+    rebuilt = runner.invoke(app, ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "-b", "20"])
+    assert rebuilt.exit_code == 2 and JUDGE in rebuilt.output and "--judge" in rebuilt.output, rebuilt.output

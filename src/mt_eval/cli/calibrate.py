@@ -20,6 +20,7 @@ from mt_eval.cli.common import (
     BootOpt,
     JsonOpt,
     JudgeCacheOpt,
+    JudgeOpt,
     SeedOpt,
     SemanticModelOpt,
     SemanticOpt,
@@ -93,10 +94,7 @@ def fit(
                                         "retrieval, AutoMetrics §3.1) when there are more.", "--retrieve")] = None,
     task: Annotated[str | None, opt("The task description --retrieve ranks metric cards against (default: from the "
                                     "judgments' language pair).", "--task")] = None,
-    judge: Annotated[list[Path] | None, opt("Generated judge cards (a file or folder from mt-eval metrics "
-                                            "generate-judges; repeat): scored on the judged segments and offered "
-                                            "as candidates; a profile weighting one names its judge card (score "
-                                            "and verify then need --judge with it).", "--judge")] = None,
+    judge: JudgeOpt = None,
     judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
     global_fit: Annotated[bool, opt("Fit PLS on the raw per-segment values (default: within-item deviations, what "
                                     "item-grouped τ and acc23 measure).", "--global-fit")] = False,
@@ -151,22 +149,33 @@ def evaluate(
     from_judgments: FromOpt = False, cards_out: CardsOutOpt = None,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
     n_boot: BootOpt = 1000, alpha: AlphaOpt = 0.05, seed: SeedOpt = 12345, db: DbOpt = None,
-    as_json: JsonOpt = False,
+    as_json: JsonOpt = False, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
 ) -> None:
     """Report an existing profile on other judgments (a new domain or language); nothing is trained.
+
+    A profile that weights generated judges needs their judge cards (--judge, sha256 checked): they are scored on
+    the judged segments.
 
     Example: mt-eval calibrate evaluate --profile p.json -j ted_ende.src_ref_hyp_mqm.tsv --from-judgments
     """
     from mt_eval.calibration.report import Settings, evaluate_profile
+    from mt_eval.metrics.judges import judge_metrics
+    from mt_eval.runcard.judges import require_judges
     from mt_eval.scoring.calibrated import load_profile
 
     if n_boot < 0 or not 0 < alpha < 1:
         raise UserError("need --bootstrap ≥ 0 and 0 < --alpha < 1")
     loaded = load_profile(profile)
+    given = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
+    judges = require_judges(loaded.judges, given, f"the profile {profile} weights")  # one line, before any work
     if semantic is None and "semantic_score" in loaded.weights and loaded.semantic and from_judgments:
         semantic, semantic_model = loaded.semantic["backend"], loaded.semantic.get("model")  # what the profile needs
     table, matrix = _inputs(judgments, fmt, dataset, cards, from_judgments, semantic, semantic_model, semantic_url,
                             cards_out, db)
+    if judges:
+        from mt_eval.calibration.judged import add_judges
+
+        add_judges(matrix, table, judges, file=judgments)
     report = evaluate_profile(matrix, loaded, scale=table.scale,
                               s=Settings(n_resamples=n_boot, alpha=alpha, seed=seed, seeds=0))
     _show(report, as_json)

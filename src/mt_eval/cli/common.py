@@ -221,8 +221,8 @@ ProfileOpt = Annotated[Path | None, opt(
     "--profile")]
 JudgeOpt = Annotated[list[Path] | None, opt(
     "Generated LLM-judge cards (a .toml file or a folder of them, from `mt-eval metrics generate-judges`; repeat). "
-    "Each judge is scored and recorded on the card (id, judge card sha256, model, endpoint); it sends sources, "
-    "outputs and references to its endpoint, so never on secret segments. verify needs the same cards.",
+    "A judge sends sources, outputs and references to its endpoint (never secret segments). On a run card it is "
+    "recorded by id and judge card sha256 (verify needs the same cards); calibrate offers it as a candidate.",
     "--judge")]
 JudgeCacheOpt = Annotated[Path, opt("The judges' LLM response cache (a re-run, or verify, sends nothing again).",
                                     "--judge-cache")]

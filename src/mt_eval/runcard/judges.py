@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.errors import UserError
-from mt_eval.metrics.base import Metric
 
 
 def judges_block(judges: Sequence[Any]) -> dict[str, dict[str, Any]]:
@@ -57,9 +56,3 @@ def require_judges(recorded: Mapping[str, Mapping[str, Any]], given: Sequence[An
         out.append(judge)
     return out
 
-
-def recorded_judges(card: Mapping[str, Any]) -> dict[str, Metric]:
-    """``RecordedJudge`` per judge on the card: aggregates stored statistics, refuses to compute new ones."""
-    from mt_eval.metrics.judges.recorded import RecordedJudge
-
-    return {k: RecordedJudge({"id": k, **v}) for k, v in card_judges(card).items()}

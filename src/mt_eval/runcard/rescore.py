@@ -55,15 +55,7 @@ def configured_metrics(card: Mapping[str, Any]) -> dict[str, Any]:
     them: reading a card's stored statistics needs its ``semantic_score`` too (it is in the composite), and
     building that metric loads no model (only extracting statistics does)."""
     config = semantic_config(card)
-    judges = card_judges(card)
-    if judges:  # aggregation only (``RecordedJudge``): compare reads a judge's statistics, never recomputes them
-        from mt_eval.metrics.judges.recorded import recorded_factory
-        from mt_eval.metrics.registry import OPT_IN
-
-        for judge_id in judges:
-            OPT_IN.setdefault(judge_id, recorded_factory)
-    return {**({"semantic_score": config} if config else {}),
-            **{k: {"id": k, **v} for k, v in judges.items()}}
+    return {"semantic_score": config} if config else {}
 
 
 def require_comet(card: Mapping[str, Any], given: CometConfig | None) -> CometConfig | None:

@@ -93,12 +93,20 @@ class StoredStatistics:
     def table(self, metrics: Sequence[Metric], target: LanguageCard) -> MetricTable:
         """The ``MetricTable`` over ``metrics`` (each must be stored), in their order, without entries:
         exactly what rebuilding from ``results[]`` gives for the same metrics. Each metric is bound
-        to ``target`` (its scorer built), as extraction would have done, so ``aggregate`` works."""
+        to ``target`` (its scorer built), as extraction would have done, so ``aggregate`` works.
+
+        The generated judges stored (``judge_…``, present only when the card recorded them) are added as
+        ``RecordedJudge``: the registry cannot build a judge, and a calibrated composite that weights one needs
+        its statistics (``compare``). A ``RecordedJudge`` aggregates; it never asks its endpoint."""
+        from mt_eval.metrics.judges.cards import is_judge_id
+        from mt_eval.metrics.judges.recorded import RecordedJudge
         from mt_eval.scoring.scores import MetricTable
 
         missing = [m.id for m in metrics if m.id not in self.stats]
         if missing:
             raise SidecarError(f"the sidecar has no statistics for {', '.join(missing)}")
+        have = {m.id for m in metrics}
+        metrics = [*metrics, *(RecordedJudge({"id": k}) for k in self.stats if is_judge_id(k) and k not in have)]
         for metric in metrics:
             metric.bind(target)
         return MetricTable({m.id: m for m in metrics}, {m.id: self.stats[m.id] for m in metrics}, self.errors)

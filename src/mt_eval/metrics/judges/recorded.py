@@ -5,6 +5,7 @@ metric to aggregate them (and to compute a calibrated composite that weights a j
 judge would need its card file and would send text to its endpoint; a stored judge needs neither: its
 aggregate is Σscore / Σjudged like ``JudgeMetric``'s. Asked to *compute* statistics (a rebuild from
 ``results[]``), it refuses with one line: only ``--judge`` with the same judge card may recompute them.
+``runcard.statistics.StoredStatistics.table`` adds one per judge stored in a sidecar.
 """
 
 from __future__ import annotations
@@ -33,10 +34,6 @@ class RecordedJudge(RatioMetric):
         self.block = dict(block)
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
-        raise UserError(f"the card was scored with judge {self.id}: its scores are recomputed only with its judge "
-                        f"card (sha256 {str(self.block.get('sha256', ''))[:12]}…): give it with --judge FILE")
+        raise UserError(f"the card was scored with the generated judge {self.id}: its scores are recomputed only "
+                        "with its judge card: give it with --judge FILE")
 
-
-def recorded_factory(block: Any) -> RecordedJudge:
-    """``metrics.registry.OPT_IN``'s factory shape: a configuration (here the card's judge block) → metric."""
-    return RecordedJudge(block)
