@@ -164,7 +164,8 @@ def load_model(config: CometConfig) -> Any:
     if key in _LOADED:
         return _LOADED[key]
     try:
-        import comet
+        with _quiet():  # torchmetrics 0.10 warns on import that pkg_resources is deprecated
+            import comet
     except ImportError as exc:
         raise not_installed() from exc
     if not installed():
