@@ -40,6 +40,13 @@ class Settings:
     seed: int = 12345
     spa: bool = True
     within_items: bool = True  # fit PLS on within-item deviations (``pls.two_stage(groups=…)``)
+    # "rank": within-item ranks of the human scores (``pls.within_ranks``); "raw": the scores as given (the
+    # paper). Only with within_items: the global fit is the paper's plain PLS on raw values.
+    labels: str = "rank"
+
+    @property
+    def fit_labels(self) -> str:
+        return self.labels if self.within_items else "raw"
 
 
 @dataclass
@@ -91,12 +98,12 @@ def _split(items: list[str], fraction: float, seed: int) -> np.ndarray:
     return np.asarray([i in train_items for i in items])
 
 
-def fit(m: Matrix, top: int, within_items: bool = True) -> PLSFit:
+def fit(m: Matrix, top: int, within_items: bool = True, labels: str = "raw") -> PLSFit:
     names = list(m.candidates)
     codes = {item: k for k, item in enumerate(dict.fromkeys(m.items))}
     groups = np.asarray([codes[i] for i in m.items]) if within_items else None
     try:
-        return two_stage(m.x(names), m.human, names, top=top, groups=groups)
+        return two_stage(m.x(names), m.human, names, top=top, groups=groups, labels=labels)
     except ValueError as exc:
         from mt_eval.errors import UserError
 
@@ -168,7 +175,7 @@ def cross_validate(m: Matrix, s: Settings) -> Block:
         scores = np.zeros(len(m))
         for f in range(s.folds):
             test = fold == f
-            trained = fit(m.take(np.flatnonzero(~test)), s.top, s.within_items)
+            trained = fit(m.take(np.flatnonzero(~test)), s.top, s.within_items, s.fit_labels)
             scores[test] = _composite(trained, m.take(np.flatnonzero(test)))
         oof.append(scores)
     return _evaluate(f"cross-validation ({s.folds} folds × {s.seeds} seeds, grouped by source item)", m,
@@ -199,17 +206,18 @@ def _verdict(blocks: list[Block]) -> dict[str, Any]:
 def calibrate(m: Matrix, *, name: str, scale: str, s: Settings = Settings()) -> Report:
     """Fit on all judgments (the profile written), and measure how a profile fitted this way does held out."""
     train = _split(m.items, 0.5, s.seed)
-    fitted_half = fit(m.take(np.flatnonzero(train)), s.top, s.within_items)
+    fitted_half = fit(m.take(np.flatnonzero(train)), s.top, s.within_items, s.fit_labels)
     test = m.take(np.flatnonzero(~train))
     held = _evaluate("held-out (trained on half of the source items, tested on the other half)", test,
                      {LEARNED: [_composite(fitted_half, test)], **_baselines(test)}, s)
     blocks = [held, cross_validate(m, s)] if s.seeds > 0 and s.folds > 1 else [held]
-    final = fit(m, s.top, s.within_items)
+    final = fit(m, s.top, s.within_items, s.fit_labels)
     weights = final.profile_weights()
     semantic: dict[str, Any] | None = {k: m.semantic[k] for k in ("backend", "model") if k in m.semantic} \
         if "semantic_score" in weights and m.semantic else None
     trained_on = {"dataset": m.dataset, "scale": scale,
-                  "fit": "within-item" if s.within_items else "global", "segments": len(m), "items": len(set(m.items)),
+                  "fit": "within-item" if s.within_items else "global", "labels": s.fit_labels,
+                  "segments": len(m), "items": len(set(m.items)),
                   "systems": sorted(set(m.systems)), "candidates": list(m.candidates),
                   "heldout_tau": round(held.rows[LEARNED].tau.value, 6),
                   "heldout_acc23": round(held.rows[LEARNED].acc23.value, 6)}
