@@ -129,6 +129,23 @@ def test_a_tampered_judge_value_fails_verify_even_resealed(setup: dict[str, Any]
     assert (f"results[1].metrics.{JUDGE}" if where == "entry" else f"scores.{JUDGE}") in result.output
 
 
+def test_judge_values_without_their_judges_block_fail_verify(setup: dict[str, Any], tmp_path: Path) -> None:
+    """The judges block removed (and the card resealed around it): its values can no longer be recomputed, so
+    the card does not verify, even without a statistics sidecar to disagree with."""
+    card = _card(setup["dir"] / "score.json")
+    del card["judges"], card["statistics"]
+    card["fingerprint"]["components"].pop("judges")
+    from mt_eval.runcard.seal import fingerprint_hash
+
+    card["fingerprint"]["hash"] = fingerprint_hash(card["fingerprint"]["components"])
+    card["run_card_hash"] = card_hash(card)
+    forged = tmp_path / "forged.json"
+    forged.write_bytes(dumps(card))
+    result = runner.invoke(app, ["verify", str(forged)])
+    assert result.exit_code == 1 and f"scores.{JUDGE}: a generated judge's value without" in result.output, \
+        result.output
+
+
 def test_judges_never_score_secret_segments(setup: dict[str, Any], tmp_path: Path) -> None:
     corpus = tmp_path / "secret.json"
     data = json.loads((setup["dir"] / "corpus.json").read_text(encoding="utf-8"))

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from mt_eval.errors import UserError
 from mt_eval.metrics.base import Metric
 from mt_eval.metrics.comet import CometConfig
+from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import statistics
 from mt_eval.runcard.builder import entry_composites, entry_ids_sha256, fingerprint_components
@@ -149,6 +150,12 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Se
                 problems.append(f"{where}: card says {stored_value!r}, recomputed {value!r}")
     stored = {k: card["scores"].get(k) for k in fresh["scores"]}
     problems += _diff("scores", stored, fresh["scores"])
+    # a judge's number outside the judges block would be shown but never recomputed: not a verified card
+    stray = sorted({k for k in card["scores"] if is_judge_id(k) and k not in fresh["scores"]}
+                   | {k for r in card["results"] for k in (r.get("metrics") or {}) if is_judge_id(k)
+                      and k not in fresh["scores"]})
+    problems += [f"scores.{k}: a generated judge's value without its judges block (cannot be recomputed)"
+                 for k in stray]
     problems += _statistics(card, path, fresh["table"])
     if card_hash(card) != card.get("run_card_hash"):
         problems.append("run_card_hash: does not match the card's contents (changed after sealing)")
