@@ -187,3 +187,13 @@ def test_compare_reads_judge_statistics_from_the_sidecar_and_refuses_a_rebuild(s
         (tmp_path / name).write_bytes((a if name == "a.json" else b).read_bytes())
     rebuilt = runner.invoke(app, ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "-b", "20"])
     assert rebuilt.exit_code == 2 and JUDGE in rebuilt.output and "--judge" in rebuilt.output, rebuilt.output
+
+
+def test_show_verifies_with_the_judge_card_and_banners_without(setup: dict[str, Any]) -> None:
+    card = str(setup["dir"] / "score.json")
+    without = runner.invoke(app, ["show", card, "--json"])
+    assert without.exit_code == 0 and json.loads(without.stdout)["verified"] is False
+    assert JUDGE in json.dumps(json.loads(without.stdout)["problems"])
+    with_card = runner.invoke(app, ["show", card, "--json", "--judge", str(setup["judge"]), "--judge-cache",
+                                    str(setup["cache"])])
+    assert with_card.exit_code == 0 and json.loads(with_card.stdout)["verified"] is True, with_card.output

@@ -119,11 +119,18 @@ def _signatures(card: Path, checks: list[SignatureCheck], db: str | None) -> Non
         raise typer.Exit(1)
 
 
-def _load_checked(path: Path) -> tuple[dict[str, Any], list[str]]:
-    """The card, shape-checked (a user error names the file), and what ``verify`` finds wrong with it."""
+def _load_checked(path: Path, judge: list[Path] | None = None, judge_cache: Path = DEFAULT_CACHE_PATH,
+                  comet_model: str | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The card, shape-checked (a user error names the file), and what ``verify`` finds wrong with it (with the
+    judge cards and COMET checkpoint given: without them a card that needs them is shown as not rescorable)."""
     from mt_eval.errors import UserError
+    from mt_eval.metrics.comet import CometConfig
+    from mt_eval.metrics.judges import judge_metrics
     from mt_eval.render.html.parts import require_card
     from mt_eval.runcard.verify import verify_card
+
+    judges = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
+    comet = CometConfig.parse(comet_model) if comet_model else None
 
     card = load_card(path)
     try:
@@ -132,7 +139,7 @@ def _load_checked(path: Path) -> tuple[dict[str, Any], list[str]]:
         exc.file = exc.file or str(path)
         exc.args = (exc.one_line(),)
         raise
-    return card, verify_card(card, path)
+    return card, verify_card(card, path, judges=judges, comet=comet)
 
 
 def show(
@@ -140,10 +147,12 @@ def show(
     worst: Annotated[int, opt("How many lowest-chrF++ entries to list.")] = 5,
     metrics: MetricsOpt = None,
     as_json: JsonOpt = False,
+    judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH, comet_model: CometModelOpt = None,
 ) -> None:
     """Print a run card as tables: scores and tier, breakdowns, cost, speed, worst entries.
 
-    The card is verified first; one that fails is still shown, under a red NOT VERIFIED banner.
+    The card is verified first; one that fails is still shown, under a red NOT VERIFIED banner (a card scored
+    with generated judges or comet_score verifies only with --judge / --comet-model, as in verify).
 
     Examples:
 
@@ -160,7 +169,7 @@ def show(
         from mt_eval.errors import UserError
 
         raise UserError(f"--worst must be 0 or more, not {worst}", field="worst")
-    data, problems = _load_checked(card)
+    data, problems = _load_checked(card, judge, judge_cache, comet_model)
     only = select_metrics(data, metrics)
     if as_json:
         # Plain print: rich would wrap and colour; json.dumps writes control characters as \u escapes.
@@ -178,6 +187,7 @@ def report(
     force: ForceOpt = False,
     metrics: MetricsOpt = None,
     bootstrap: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
+    judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH, comet_model: CometModelOpt = None,
 ) -> None:
     """Write run cards as one self-contained HTML page and print its path.
 
@@ -198,12 +208,12 @@ def report(
 
     if len(cards) == 1:
         check_target(out_path or cards[0].parent / "report.html", force=force)  # before the work, not after
-        data, problems = _load_checked(cards[0])
+        data, problems = _load_checked(cards[0], judge, judge_cache, comet_model)
         only = select_metrics(data, metrics)
         typer.echo(str(write_report(data, cards[0], out_path, force=force, problems=problems, metrics=only)))
         return
     target = check_target(out_path or cards[0].parent / "comparison.html", force=force)
-    loaded = [_load_checked(path) for path in cards]
+    loaded = [_load_checked(path, judge, judge_cache, comet_model) for path in cards]
     page = _comparison_page(cards, loaded, metrics, bootstrap, alpha, seed)
     typer.echo(str(write_page(page, target, force=force)))
 
