@@ -176,3 +176,22 @@ def test_never_in_the_composite(tiny: dict[str, Path]) -> None:
             values = {k: v for k, v in scored.items() if isinstance(v, float)}
             assert composite({**values, "comet_score": 0.0}, profile, rule) == \
                 composite({**values, "comet_score": 1.0}, profile, rule)
+
+
+def test_a_hugging_face_cache_layout_is_read_through_its_links(tiny: dict[str, Path], tmp_path: Path) -> None:
+    """``models--ORG--NAME/snapshots/<commit>/checkpoints/model.ckpt`` links to a blob with no hparams.yaml beside
+    it; the path given is kept (COMET looks two levels up from it), the sha256 is of the linked content."""
+    repo = tmp_path / "models--Unbabel--tiny-comet"
+    (repo / "blobs").mkdir(parents=True)
+    shutil.copyfile(tiny["a"] / "checkpoints" / "model.ckpt", repo / "blobs" / "b1")
+    shutil.copyfile(tiny["a"] / "hparams.yaml", repo / "blobs" / "b2")
+    snapshot = repo / "snapshots" / "0123abcd"
+    (snapshot / "checkpoints").mkdir(parents=True)
+    (snapshot / "checkpoints" / "model.ckpt").symlink_to("../../../blobs/b1")
+    (snapshot / "hparams.yaml").symlink_to("../../blobs/b2")
+    config = CometConfig.parse(str(snapshot))
+    direct = CometConfig.parse(str(tiny["a"]))
+    assert config.model_name == "Unbabel/tiny-comet" and config.sha256 == direct.sha256
+    assert config.card_block()["comet_model"] == "Unbabel/tiny-comet"
+    model = comet_module.load_model(config)  # COMET itself finds hparams.yaml from the path as given
+    assert model.hparams["pretrained_model"] == str(tiny["encoder"])

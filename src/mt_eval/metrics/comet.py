@@ -30,6 +30,7 @@ import contextlib
 import hashlib
 import importlib.util
 import logging
+import os
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -96,7 +97,7 @@ def file_sha256(path: Path) -> str:
 class CometConfig:
     """The COMET checkpoint a run scores ``comet_score`` with (``--comet-model PATH``)."""
 
-    checkpoint: str  # absolute path of the .ckpt file
+    checkpoint: str  # absolute path of the .ckpt file (links kept: COMET finds hparams.yaml two levels up)
     sha256: str  # of the checkpoint file: two checkpoints at one path are two metrics
     version: str  # unbabel-comet's version
     batch_size: int = DEFAULT_BATCH
@@ -107,8 +108,8 @@ class CometConfig:
         ``.ckpt`` file itself, with ``hparams.yaml`` two levels up, and unbabel-comet installed."""
         if not path or not path.strip():
             raise UserError("--comet-model needs a path to a COMET checkpoint", field="comet_model")
-        given = Path(path).expanduser()
-        ckpt = given / CHECKPOINT if given.is_dir() else given
+        given = Path(os.path.abspath(Path(path).expanduser()))  # not resolve(): a Hugging Face cache links
+        ckpt = given / CHECKPOINT if given.is_dir() else given  # model.ckpt to a blob that has no hparams.yaml
         if not ckpt.is_file():
             what = f"no {CHECKPOINT} in the directory" if given.is_dir() else "no such file"
             raise UserError(f"--comet-model {path!r}: {what} (COMET checkpoints are read from this machine, "
@@ -116,22 +117,27 @@ class CometConfig:
         if ckpt.suffix != ".ckpt":
             raise UserError(f"--comet-model {path!r}: not a COMET checkpoint (expected a .ckpt file or a model "
                             f"directory holding {CHECKPOINT})", field="comet_model")
-        parents = ckpt.resolve().parents
-        if len(parents) < 2 or not (parents[1] / "hparams.yaml").is_file():
+        if len(ckpt.parents) < 2 or not (ckpt.parents[1] / "hparams.yaml").is_file():
             raise UserError(f"--comet-model {path!r}: no hparams.yaml beside the checkpoints/ folder (COMET "
                             "needs it to know the model's class)", field="comet_model")
         if not 1 <= batch_size <= 1024:
             raise UserError(f"COMET batch size must be between 1 and 1024, not {batch_size}", field="comet_model")
         if not installed():
             raise not_installed()
-        resolved = ckpt.resolve()
-        return cls(str(resolved), file_sha256(resolved), comet_version(), batch_size)
+        return cls(str(ckpt), file_sha256(ckpt), comet_version(), batch_size)
 
     @property
     def model_name(self) -> str:
-        """The model's name: its directory's (``wmt22-comet-da/checkpoints/model.ckpt`` → ``wmt22-comet-da``)."""
+        """The model's name: its directory's (``wmt22-comet-da/checkpoints/model.ckpt`` → ``wmt22-comet-da``), or
+        the repository's for a Hugging Face cache (``models--Unbabel--wmt22-comet-da/snapshots/<commit>/…`` →
+        ``Unbabel/wmt22-comet-da``)."""
         ckpt = Path(self.checkpoint)
-        return ckpt.parents[1].name if ckpt.parent.name == "checkpoints" else ckpt.stem
+        if ckpt.parent.name != "checkpoints":
+            return ckpt.stem
+        parents = ckpt.parents
+        if len(parents) > 3 and parents[2].name == "snapshots" and parents[3].name.startswith("models--"):
+            return parents[3].name.removeprefix("models--").replace("--", "/")
+        return parents[1].name
 
     def card_block(self) -> dict[str, Any]:
         """What the run card records (never the path: it names a directory on someone's machine)."""
