@@ -11,6 +11,7 @@ code path and reports what COMET reports.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from data_paths import NTREX
@@ -59,7 +60,10 @@ def build_checkpoint(root: Path, encoder_dir: Path, seed: int) -> Path:
     import pytorch_lightning
     import torch
     import yaml
-    from comet.models import RegressionMetric
+
+    with warnings.catch_warnings():  # torchmetrics 0.10 (COMET's pin) warns that pkg_resources is deprecated
+        warnings.simplefilter("ignore")
+        from comet.models import RegressionMetric
 
     torch.manual_seed(seed)
     model = RegressionMetric(pretrained_model=str(encoder_dir), load_pretrained_weights=False, hidden_sizes=[16],
