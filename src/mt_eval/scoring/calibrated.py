@@ -30,7 +30,7 @@ from typing import Any
 from mt_eval.errors import UserError
 from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.runcard.seal import canonical_json, sha256_text
-from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES, Norm
+from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES
 
 FORMAT = "mt-eval-profile/1"
 RULE = "spec-4.1"  # the learned composite is a plain weighted mean: the anchored rule would change it
@@ -164,8 +164,6 @@ def write_profile(profile: CalibratedProfile, path: str | Path) -> Path:
 
 def register(profile: CalibratedProfile) -> str:
     """Make the profile's key usable wherever a profile name is (``PROFILES``); returns the key."""
-    for judge in profile.judges:  # a judge's value is 0–1, higher better (``JudgeMetric``): used as it is
-        CALIBRATION_NORMALISATION.setdefault(judge, Norm.NONE)
     PROFILES.setdefault(profile.id, profile.weights)
     return profile.id
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES, REFERENCE_FREE, TIERS, Norm
 
 SPEC_RULE = "spec-4.1"
@@ -37,7 +38,8 @@ HUMAN_CHRF = 52.0
 
 
 def normalise(metric_id: str, value: float | np.ndarray) -> float | np.ndarray:
-    rule = CALIBRATION_NORMALISATION[metric_id]  # the spec's table and what calibrated profiles may weight
+    # the spec's table and what calibrated profiles may weight; a generated judge is already 0–1, higher better
+    rule = Norm.NONE if is_judge_id(metric_id) else CALIBRATION_NORMALISATION[metric_id]
     if rule is Norm.DIV100:
         return value / 100.0
     if rule is Norm.INVERT:
