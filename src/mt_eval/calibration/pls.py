@@ -71,7 +71,7 @@ def pls1(x: np.ndarray, y: np.ndarray, *, nonnegative: bool = True) -> tuple[np.
 def within(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """``values`` (rows × …) minus the mean of their group: what is left is how the translations of one source
     differ from each other."""
-    counts = np.bincount(groups).astype(np.float64)
+    counts = np.maximum(np.bincount(groups), 1).astype(np.float64)  # a code no row has: never indexed, no 0/0
     if values.ndim == 1:
         return values - (np.bincount(groups, weights=values) / counts)[groups]
     means = np.column_stack([np.bincount(groups, weights=c) for c in values.T]) / counts[:, None]
