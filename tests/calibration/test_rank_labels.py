@@ -4,6 +4,8 @@ within an item, and a heavy-tailed outlier no longer buying weight for a metric 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy.stats import rankdata
@@ -97,11 +99,11 @@ def _matrix() -> Matrix:
 
 
 def test_calibrate_uses_rank_labels_by_default_and_says_so_on_the_profile() -> None:
-    quick = {"folds": 2, "seeds": 0, "n_resamples": 20, "spa": False}
+    quick = Settings(folds=2, seeds=0, n_resamples=20, spa=False)
     m = _matrix()
-    default = calibrate(m, name="r", scale="mqm", s=Settings(**quick))
-    paper = calibrate(m, name="r", scale="mqm", s=Settings(**quick, labels="raw"))
-    glob = calibrate(m, name="r", scale="mqm", s=Settings(**quick, within_items=False))
+    default = calibrate(m, name="r", scale="mqm", s=quick)
+    paper = calibrate(m, name="r", scale="mqm", s=replace(quick, labels="raw"))
+    glob = calibrate(m, name="r", scale="mqm", s=replace(quick, within_items=False))
     labels = [r.profile.definition["trained_on"]["labels"] for r in (default, paper, glob)]
     assert labels == ["rank", "raw", "raw"]  # the global fit is the paper's plain PLS
     groups = np.asarray([int(i[1:]) for i in m.items])
