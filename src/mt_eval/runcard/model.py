@@ -180,9 +180,11 @@ class GroupScores(_Open):
     orthographic_accuracy: float | None = None
     """Share of words written in the card's orthography (required marks, scripts)."""
     semantic_score: float | None = None
-    """Semantic similarity to the reference (not computed by this version: null)."""
+    """Rescaled cosine of output and reference embeddings (``--semantic BACKEND``; null without it); 0 for
+    an output in another language of the target's script (decisions §40)."""
     comet_score: float | None = None
-    """COMET (not computed by this version: null)."""
+    """COMET from a local checkpoint (``--comet-model``; null without it): reported with the low-resource
+    warning, never in the composite."""
     code_switching_rate: float | None = None
     """Share of output words in the source language (lower is better)."""
     hallucination_rate: float | None = None
