@@ -6,7 +6,7 @@ in ``results[].metrics`` and its corpus value in ``scores`` like any metric, and
 fingerprint. The card does not carry the judge card itself, and nothing here builds a judge from the
 card: recomputing a judge sends every output to its endpoint, so only the person verifying may choose to
 do that, by giving the judge card (``--judge``); a card someone hands you never makes your machine talk to
-an endpoint it names (docs/decisions.md §40).
+an endpoint it names (docs/decisions.md §41).
 """
 
 from __future__ import annotations
