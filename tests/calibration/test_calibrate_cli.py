@@ -54,6 +54,17 @@ def test_report_and_profile(fitted: dict[str, object]) -> None:
             assert row["tau"]["low"] <= row["tau"]["value"] <= row["tau"]["high"]
             assert 0.0 <= row["acc23"]["value"] <= 1.0
     assert isinstance(report["verdict"]["adopt"], bool) and len(report["verdict"]["lines"]) == 4
+    assert profile.definition["trained_on"]["labels"] == "rank"  # the default within-item fit (decisions §43)
+
+
+def test_raw_labels_are_the_papers_fit_and_recorded(fitted: dict[str, object]) -> None:
+    tmp = fitted["dir"]
+    assert isinstance(tmp, Path)
+    result = runner.invoke(app, ["calibrate", "-j", str(fitted["judgments"]), "--cards", str(tmp / "cards"),
+                                 "--labels", "raw", "-o", str(tmp / "raw.json"), "-b", "20", "--seeds", "0"])
+    assert result.exit_code == 0, result.output
+    raw, rank = load_profile(tmp / "raw.json"), load_profile(tmp / "p.json")
+    assert raw.definition["trained_on"]["labels"] == "raw" and raw.id != rank.id
 
 
 def test_chrf_tau_equals_scipy_on_the_cards(fitted: dict[str, object]) -> None:
@@ -103,6 +114,8 @@ def test_refusals(tmp_path: Path, fitted: dict[str, object]) -> None:
         (["calibrate", "fit", "-j", str(fitted["judgments"])], "give either --cards CARD… or --from-judgments"),
         (["calibrate", "-j", str(fitted["judgments"]), "--from-judgments", "--top", "6"], "--top ≤ 5"),
         (["calibrate", "-j", str(fitted["judgments"]), "--dataset", "de-en", "--from-judgments"], "no judgments for"),
+        (["calibrate", "-j", str(fitted["judgments"]), "--from-judgments", "--labels", "ranks"],
+         "--labels 'ranks': choose rank or raw"),
         (["calibrate", "evaluate", "--profile", str(small), "-j", str(small), "--from-judgments"], "not JSON"),
     ]
     for args, says in cases:

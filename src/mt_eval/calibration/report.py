@@ -221,7 +221,7 @@ def calibrate(m: Matrix, *, name: str, scale: str, s: Settings = Settings()) -> 
                   "systems": sorted(set(m.systems)), "candidates": list(m.candidates),
                   "heldout_tau": round(held.rows[LEARNED].tau.value, 6),
                   "heldout_acc23": round(held.rows[LEARNED].acc23.value, 6)}
-    profile = make_profile(name, weights, semantic=semantic, trained_on=trained_on)
+    profile = make_profile(name, weights, semantic=semantic, trained_on=trained_on, judges=m.judge_cards)
     return Report("calibrate", m.dataset, scale, len(m), len(set(m.items)), len(set(m.systems)), list(m.candidates),
                   m.dropped, profile, final.first_stage, blocks, _verdict(blocks))
 

@@ -98,6 +98,9 @@ def fit(
     judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
     global_fit: Annotated[bool, opt("Fit PLS on the raw per-segment values (default: within-item deviations, what "
                                     "item-grouped τ and acc23 measure).", "--global-fit")] = False,
+    labels: Annotated[str, opt("What the within-item fit regresses on: rank (each judgment's rank among the "
+                               "translations of its source; default) or raw (the scores as given, as in the paper).",
+                               "--labels")] = "rank",
     n_boot: BootOpt = 1000, alpha: AlphaOpt = 0.05, seed: SeedOpt = 12345, db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -106,11 +109,14 @@ def fit(
     Example: mt-eval calibrate fit -j tests/data/mqm-ted/ted_zhen.src_ref_hyp_mqm.tsv --from-judgments -o p.json
     (also: mt-eval calibrate -j FILE …)
     """
+    from mt_eval.calibration.pls import LABELS
     from mt_eval.calibration.report import Settings, calibrate
-    from mt_eval.scoring.calibrated import offering, write_profile
+    from mt_eval.scoring.calibrated import write_profile
 
     if not 1 <= top <= 5 or folds < 2 or seeds < 0 or n_boot < 0 or not 0 < alpha < 1:
         raise UserError("need 1 ≤ --top ≤ 5, --folds ≥ 2, --seeds ≥ 0, --bootstrap ≥ 0 and 0 < --alpha < 1")
+    if labels not in LABELS:
+        raise UserError(f"--labels {labels!r}: choose {' or '.join(LABELS)}", field="labels")
     if task is not None and retrieve is None:
         raise UserError("--task is the description --retrieve ranks metrics against: give --retrieve K too",
                         field="task")
@@ -131,10 +137,9 @@ def fit(
         from mt_eval.calibration.judged import add_judges
 
         add_judges(matrix, table, judges, file=judgments)
-    with offering(matrix.judge_cards):  # a profile weighting a judge names its judge card (id and sha256)
-        report = calibrate(matrix, name=name or matrix.dataset, scale=table.scale,
-                           s=Settings(top=top, folds=folds, seeds=seeds, n_resamples=n_boot, alpha=alpha, seed=seed,
-                                      within_items=not global_fit))
+    report = calibrate(matrix, name=name or matrix.dataset, scale=table.scale,
+                       s=Settings(top=top, folds=folds, seeds=seeds, n_resamples=n_boot, alpha=alpha, seed=seed,
+                                  within_items=not global_fit, labels=labels))
     _show(report, as_json)
     if out_path is not None:
         write_profile(report.profile, out_path)

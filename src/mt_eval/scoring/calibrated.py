@@ -74,29 +74,15 @@ class CalibratedProfile:
         return {"id": self.id, "sha256": self.sha256, "definition": self.definition}
 
 
-_OFFERED: ContextVar[Mapping[str, str] | None] = ContextVar("offered_judges", default=None)
-
-
-@contextmanager
-def offering(judges: Mapping[str, str]) -> Iterator[None]:
-    """``calibrate --judge``: the judge cards offered as candidates, ``{id: sha256}``; a profile made inside
-    this block that weights one of them names it (``make_profile``'s ``judges`` default)."""
-    token = _OFFERED.set(dict(judges))
-    try:
-        yield
-    finally:
-        _OFFERED.reset(token)
-
-
 def make_profile(name: str, weights: Mapping[str, float], *, semantic: Mapping[str, Any] | None = None,
                  trained_on: Mapping[str, Any] | None = None,
                  judges: Mapping[str, str] | None = None) -> CalibratedProfile:
-    """A checked profile; ``judges`` (``{id: judge card sha256}``, default: those ``offering`` declared) names
+    """A checked profile; ``judges`` (``{id: judge card sha256}``: the judge cards offered to the fit) names
     each generated judge the weights use (a weighted judge that is not named is refused by ``check``)."""
     rounded = {m: round(float(w), 6) for m, w in weights.items() if w > 0}
     total = sum(rounded.values())
     rounded = {m: round(w / total, 6) for m, w in sorted(rounded.items(), key=lambda kv: -kv[1])}
-    known = judges if judges is not None else (_OFFERED.get() or {})
+    known = judges or {}
     needed = {m: known[m] for m in rounded if m in known}
     definition = {"format": FORMAT, "name": name, "rule": RULE, "weights": rounded,
                   "semantic": dict(semantic) if semantic else None,
