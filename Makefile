@@ -16,9 +16,10 @@ $(PIP_STAMP): pyproject.toml
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3 python3-venv; }
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	# torch first, pinned: unbabel-comet and sentence-transformers (in dev) only ask for torch>=…, and an
-	# unpinned torch is a multi-GB CUDA build; torch 2.13.0 on this project's package index is the CPU build
-	$(PY) -m pip install --quiet torch==2.13.0
+	# torch first, the CPU build: unbabel-comet and sentence-transformers (in dev) only ask for torch>=…, and
+	# PyPI's torch for Linux is a multi-GB CUDA build; the fallback is for machines without PyTorch's index
+	$(PY) -m pip install --quiet --timeout 30 torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
+	  || $(PY) -m pip install --quiet torch==2.13.0
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
