@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pgserver import create_database
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
 from mt_eval.store import open_store
 from mt_eval.store.db import table_names
+from pgserver import create_database
 
 runner = CliRunner()
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from pgserver import create_database
 from web_helpers import board_json, cli
 
 from mt_eval.store.pages import pareto
 from mt_eval.store.query import BoardRow
 from mt_eval.web.app import create_app
+from pgserver import create_database
 
 
 @pytest.fixture(scope="module")
