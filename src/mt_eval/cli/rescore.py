@@ -12,8 +12,18 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from mt_eval.cli.common import DEFAULT_RUNS_DIR, RunsDirOpt, err, opt, out
-from mt_eval.cli.store import DatasetOpt, DbOpt
+from mt_eval.cli.common import (
+    DEFAULT_CACHE_PATH,
+    DEFAULT_RUNS_DIR,
+    CometModelOpt,
+    JudgeCacheOpt,
+    JudgeOpt,
+    RunsDirOpt,
+    err,
+    opt,
+    out,
+)
+from mt_eval.cli.store import DatasetOpt, DbOpt, opt_in_inputs
 from mt_eval.errors import UserError
 
 
@@ -27,6 +37,7 @@ def rescore(
     dry_run: Annotated[bool, opt("Show what would change; write nothing.", "--dry-run")] = False,
     out_dir: Annotated[Path | None, opt("Also write each new card (with its .stats.npz) into this folder.",
                                         "--out", "-o")] = None,
+    judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH, comet_model: CometModelOpt = None,
 ) -> None:
     """Recompute the scores of stored cards from their stored outputs, without re-running methods.
 
@@ -35,6 +46,10 @@ def rescore(
     verification tier, linked to the old one with a change log (old and new value and signature
     of each metric, composite, tier, harness versions); the old card stays, superseded, and the
     leaderboard shows the new one. Unchanged cards get no new row.
+
+    semantic_score is recomputed with the embedding backend each card names; generated judges and
+    comet_score only with the same judge cards (--judge, answers from --judge-cache) and checkpoint
+    (--comet-model): a chosen card needing one not given stops the rescore (exit 2, naming it).
 
     Example: mt-eval rescore --db board.db --metric hallucination_rate --dry-run
     """
@@ -45,8 +60,10 @@ def rescore(
 
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
         raise UserError("--out must be a folder", file=str(out_dir))
+    judges, comet = opt_in_inputs(judge, judge_cache, comet_model)
     with open_store(db) as store:
-        outcomes = rescore_store(store, dataset=dataset, cards=card or [], metrics=metric or [], dry_run=dry_run)
+        outcomes = rescore_store(store, dataset=dataset, cards=card or [], metrics=metric or [], dry_run=dry_run,
+                                 judges=judges, comet=comet)
     render_rescore(outcomes, out, dry_run=dry_run)
     for o in outcomes:
         if out_dir is not None and o.card is not None and o.new_hash:

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from mt_eval.cli.common import err, opt, out
+from mt_eval.cli.common import DEFAULT_CACHE_PATH, CometModelOpt, JudgeCacheOpt, JudgeOpt, err, opt, out
 from mt_eval.errors import UserError
 
 if TYPE_CHECKING:
+    from mt_eval.metrics.base import Metric
+    from mt_eval.metrics.comet import CometConfig
     from mt_eval.store.query import Filters
 
 DbOpt = Annotated[str | None, opt("Store: a SQLite file or a database URL (postgresql+psycopg://…); "
@@ -41,6 +43,7 @@ def publish(
     cards: Annotated[list[Path], typer.Argument(help="Run cards to publish (each with its .stats.npz beside it).")],
     db: DbOpt = None,
     submitter: Annotated[str | None, opt("Who publishes the cards (recorded with them).", "--submitter")] = None,
+    judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH, comet_model: CometModelOpt = None,
 ) -> None:
     """Verify each card (seal, fingerprint, scores, statistics) and add them all in one transaction.
 
@@ -49,18 +52,34 @@ def publish(
     sign) are checked and kept: an invalid one is refused; a store that requires signatures (mt-eval
     keys require on) refuses a card not signed by a registered, unrevoked key of the --submitter.
 
+    A card scored with generated judges or comet_score is verified as verify does it, with the same
+    judge cards (--judge, answers from --judge-cache) or checkpoint (--comet-model); without them it is
+    refused, naming the judge or checkpoint.
+
     Example: mt-eval publish runs/demo/run_card.json --submitter me
     """
     from mt_eval.store import open_store
     from mt_eval.store.publish import publish as publish_cards
     from mt_eval.store.publish import read_for_publish
 
-    pending = [read_for_publish(card) for card in cards]  # all verified before the store is opened
+    judges, comet = opt_in_inputs(judge, judge_cache, comet_model)
+    pending = [read_for_publish(card, judges, comet) for card in cards]  # all verified before the store is opened
     with open_store(db) as store:
         results = publish_cards(store, pending, submitter=submitter)
     for r in results:
         signed = f", signed by {escape(', '.join(r.signed_by))}" if r.signed_by else ""
         out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]}{signed})", highlight=False)
+
+
+def opt_in_inputs(judge: list[Path] | None, judge_cache: Path,
+                  comet_model: str | None) -> tuple[list[Metric], CometConfig | None]:
+    """The judges (``--judge``, answering from ``--judge-cache``) and COMET checkpoint (``--comet-model``) given
+    to recompute a card's opt-in metrics, built as ``verify`` builds them (a bad path: one line, before any work)."""
+    from mt_eval.metrics.comet import CometConfig
+    from mt_eval.metrics.judges import judge_metrics
+
+    judges = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
+    return list(judges), CometConfig.parse(comet_model) if comet_model else None
 
 
 def leaderboard(

@@ -11,6 +11,12 @@ the card whether or not the store requires signatures (a forged signature is nev
 when the store requires them (``store/keys.py``), a card needs a valid signature by a registered,
 unrevoked key, and ``--submitter`` must be that key's submitter. Valid signatures are kept in
 ``card_signatures``; without ``--submitter`` the card's submitter is the registered owner of its key.
+
+A card that scored opt-in metrics needing something only the publisher can give (generated judges: their
+judge cards; ``comet_score``: its checkpoint) is verified with what ``publish`` is given (``judges``,
+``comet``), exactly as ``mt-eval verify --judge/--comet-model``; without them it is refused with verify's own
+line naming the judge or checkpoint, never inserted unchecked. ``semantic_score`` needs nothing given: the
+card names its embedding backend.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -36,6 +42,10 @@ from mt_eval.scoring.composite import composite_rule
 from mt_eval.store.db import Store, StoreError
 from mt_eval.store.keys import accept, signatures_required
 from mt_eval.store.models import Card, CardMetric, CardSignature, CardStatistics, Dataset, EntryResult
+
+if TYPE_CHECKING:
+    from mt_eval.metrics.base import Metric
+    from mt_eval.metrics.comet import CometConfig
 
 SELF_BENCHMARKED = "self-benchmarked"
 CARD_KEYS = ("run_card_hash", "results", "scores", "dataset", "method")
@@ -68,9 +78,15 @@ class PublishResult:
     signed_by: tuple[str, ...] = ()
 
 
-def read_for_publish(path: str | Path) -> PendingCard:
+def read_for_publish(path: str | Path, judges: Sequence[Metric] = (), comet: CometConfig | None = None) -> PendingCard:
     """The card at ``path``, checked: a run card of a known schema (else ``UserError``, exit 2), that
-    verifies with its sidecar (else ``CardRefused`` naming the first differing field, exit 1)."""
+    verifies with its sidecar (else ``CardRefused`` naming the first differing field, exit 1).
+
+    ``judges`` and ``comet``: the judge cards and COMET checkpoint that recompute what the card recorded
+    (``runcard.judges.require_judges``, ``runcard.rescore.require_comet``); a card that needs one not given
+    is refused with verify's line."""
+    from mt_eval.runcard.judges import card_judges, require_judges
+    from mt_eval.runcard.rescore import require_comet
     from mt_eval.runcard.verify import verify_card  # heavy: metrics, sacrebleu
 
     p = Path(path)
@@ -87,7 +103,11 @@ def read_for_publish(path: str | Path) -> PendingCard:
         if not check.valid:
             raise CardRefused(f"refused: signature by key {check.signature.key_id} is invalid ({check.problem})",
                               file=str(p))
-    problems = verify_card(card, p)
+    try:  # checked before verifying, so the line is verify's own (verify_card would say "cannot be rescored")
+        used, checkpoint = require_judges(card_judges(card), judges), require_comet(card, comet)
+    except UserError as exc:
+        raise CardRefused(f"refused: {exc.message}", file=str(p)) from None
+    problems = verify_card(card, p, judges=used, comet=checkpoint)
     if problems:
         raise CardRefused(f"refused, does not verify: {problems[0]}", file=str(p))
     ref = card.get("statistics")
@@ -103,11 +123,12 @@ def read_for_publish(path: str | Path) -> PendingCard:
     return PendingCard(str(p), card, blob, tuple(checks))
 
 
-def publish(store: Store, cards: Sequence[str | Path | PendingCard], *,
-            submitter: str | None = None) -> list[PublishResult]:
-    """Verify every card (paths are read and verified here; ``PendingCard``s already were), then insert
-    the new ones in one transaction: all or nothing."""
-    pending = [c if isinstance(c, PendingCard) else read_for_publish(c) for c in cards]
+def publish(store: Store, cards: Sequence[str | Path | PendingCard], *, submitter: str | None = None,
+            judges: Sequence[Metric] = (), comet: CometConfig | None = None) -> list[PublishResult]:
+    """Verify every card (paths are read and verified here, with ``judges`` and ``comet`` as in
+    ``read_for_publish``; ``PendingCard``s already were), then insert the new ones in one transaction:
+    all or nothing."""
+    pending = [c if isinstance(c, PendingCard) else read_for_publish(c, judges, comet) for c in cards]
     now = datetime.now(UTC)
     try:
         return _insert_new(store, pending, submitter, now)

@@ -15,6 +15,14 @@ mixing one metric's new statistics with another's old ones would not verify (``v
 all of them with this code), and a leaderboard of cards that do not verify is worth nothing.
 ``--metric M`` chooses *which cards* are rescored (those where M changed) and the change log
 still lists every change on them, so nothing moves unseen.
+
+Opt-in metrics are carried over as ``verify`` recomputes them: ``semantic_score`` with the embedding backend
+the card names (``runcard.rescore.semantic_config``; its model must be available here, or every vector cached),
+generated judges and ``comet_score`` only with the judge cards and checkpoint the caller gives (``judges``,
+``comet``; sha256-checked). A card needing one that was not given refuses the whole rescore in one line, before
+anything is computed: dropping the metric would change the card silently, keeping the old number would
+vouch for a value nobody recomputed. A card whose embedding model cannot run here (not installed, no URL, its
+vectors not cached) is skipped with the reason, like a plugin's metric not installed here.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import select
@@ -31,6 +39,7 @@ from sqlalchemy.exc import IntegrityError
 
 from mt_eval.errors import UserError
 from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, Usage
+from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.runcard.builder import RunInfo, build_card
 from mt_eval.runcard.reproduce import bootstrap_of
 from mt_eval.runcard.statistics import SUFFIX
@@ -40,8 +49,12 @@ from mt_eval.store.models import Card, CardLink, Dataset
 from mt_eval.store.publish import insert_card
 from mt_eval.store.query import Filters, card_conditions, superseded_by
 
+if TYPE_CHECKING:
+    from mt_eval.metrics.base import Metric
+    from mt_eval.metrics.comet import CometConfig
+
 RESCORE = "rescore"
-SEMANTIC_UNSUPPORTED = "scored semantic_score with an embedding model, which rescore does not carry over yet"
+SEMANTIC_UNAVAILABLE = "scored semantic_score with an embedding model that cannot be recomputed here"
 LLM_KEYS = ("batched", "attempts", "cached", "validation_attempts", "validated", "batch_rejected")
 SUMMARY_KEYS = ("composite", "quality_tier")
 CARD_KEYS = ("composite_rule", "profile")
@@ -99,11 +112,17 @@ def _run_info(card: Mapping[str, Any]) -> RunInfo:
     )  # fmt: skip
 
 
-def rebuild_card(card: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
+def rebuild_card(card: Mapping[str, Any], judges: Sequence[Metric] = (),
+                 comet: CometConfig | None = None) -> tuple[dict[str, Any], bytes]:
     """``card`` rebuilt from its own results with this harness's metrics, sealed, with its sidecar's
-    bytes. For a card this harness wrote, only ``environment`` (and so the hash) can differ."""
+    bytes. For a card this harness wrote, only ``environment`` (and so the hash) can differ. Its opt-in
+    metrics come along: the card's own semantic backend, and the judges and checkpoint it records, taken
+    from ``judges`` and ``comet`` (``UserError``, one line, when one is not given)."""
     from mt_eval.languages.card import language_card
-    from mt_eval.runcard.rescore import dataset_from_card, target_card
+    from mt_eval.runcard.judges import card_judges, require_judges
+    from mt_eval.runcard.rescore import dataset_from_card, require_comet, semantic_config, target_card
+
+    used, checkpoint = require_judges(card_judges(card), judges), require_comet(card, comet)
 
     dataset = dataset_from_card(card)
     dataset.info.language_pair = str(card["dataset"].get("language_pair") or "")
@@ -116,7 +135,8 @@ def rebuild_card(card: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
     ref = card.get("statistics") or {}
     name = ref.get("file") if isinstance(ref.get("file"), str) else "run_card" + SUFFIX
     new, sidecar = build_card(dataset, identity, _translations(card), _run_info(card), target_card(card),
-                              language_card(card["dataset"]["source_language"]), terms, statistics_file=name)
+                              language_card(card["dataset"]["source_language"]), terms, statistics_file=name,
+                              semantic=semantic_config(card), judges=used, comet=checkpoint)
     assert sidecar is not None  # a statistics file name was given
     return new, sidecar
 
@@ -150,19 +170,31 @@ def change_log(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]
     return log
 
 
-def rescore_card(card: Mapping[str, Any], metrics: Sequence[str] = ()) -> RescoreOutcome:
+def rescore_card(card: Mapping[str, Any], metrics: Sequence[str] = (), *, judges: Sequence[Metric] = (),
+                 comet: CometConfig | None = None) -> RescoreOutcome:
     """One card's outcome (nothing written): ``rescored`` with the new card when something changed
     (with ``metrics``: when one of them changed), else ``unchanged`` or ``not selected``; ``skipped``
-    when a metric on the card is not installed here (a plugin's): rebuilt, it would silently vanish."""
-    from mt_eval.metrics.registry import available_metrics
+    when a metric on the card is not installed here (a plugin's): rebuilt, it would silently vanish, or
+    when its embedding model cannot be run here (not installed, no URL, vectors not cached), like
+    ``verify``'s "cannot be rescored". Opt-in metrics (semantic, judges, COMET) are rebuilt as
+    ``rebuild_card`` says; a judge or checkpoint not given is a ``UserError``, never a skip."""
+    from mt_eval.metrics.registry import OPT_IN, available_metrics
+    from mt_eval.runcard.judges import card_judges, require_judges
+    from mt_eval.runcard.rescore import require_comet
 
     name, old_hash = str(card["method"]["name"]), str(card["run_card_hash"])
-    if card.get("semantic"):  # the builder is not handed the card's embedding backend here (yet)
-        return RescoreOutcome(old_hash, name, "skipped", change_log={"reason": SEMANTIC_UNSUPPORTED})
-    if missing := sorted(set(card.get("metrics") or {}) - set(available_metrics())):
+    known = set(available_metrics()) | set(OPT_IN)  # opt-in and judges: built from the card's own blocks
+    if missing := sorted(m for m in card.get("metrics") or {} if m not in known and not is_judge_id(m)):
         return RescoreOutcome(old_hash, name, "skipped",
                               change_log={"reason": f"metrics not installed here: {', '.join(missing)}"})
-    new, sidecar = rebuild_card(card)
+    used, checkpoint = require_judges(card_judges(card), judges), require_comet(card, comet)
+    try:
+        new, sidecar = rebuild_card(card, used, checkpoint)
+    except UserError as exc:
+        if not card.get("semantic") or used or checkpoint:  # a judge's or COMET's failure is not the model's
+            raise
+        reason = f"{SEMANTIC_UNAVAILABLE} ({exc.message})"
+        return RescoreOutcome(old_hash, name, "skipped", change_log={"reason": reason})
     log = change_log(card, new)
     changed = "metrics" in log or "scores" in log
     if metrics and not set(metrics) & set(log.get("metrics", {})):
@@ -189,17 +221,50 @@ def _selected(store: Store, dataset: str | None, prefixes: Sequence[str]) -> lis
     return chosen
 
 
-def rescore_store(store: Store, *, dataset: str | None = None, cards: Sequence[str] = (),
-                  metrics: Sequence[str] = (), dry_run: bool = False) -> list[RescoreOutcome]:
-    """Rescore the store's current cards (``dataset``, ``cards`` prefixes narrow them); unless
-    ``dry_run``, insert every new card and its link in one transaction (all or nothing)."""
-    from mt_eval.metrics.registry import available_metrics
+def _require_inputs(chosen: Sequence[tuple[int, Mapping[str, Any]]], judges: Sequence[Metric],
+                    comet: CometConfig | None) -> None:
+    """Every chosen card's judges and COMET checkpoint are among those given, else one line naming the card
+    and what it needs: checked for all of them before any card is rescored (nothing half done)."""
+    from mt_eval.runcard.judges import card_judges, require_judges
+    from mt_eval.runcard.rescore import require_comet
 
-    if unknown := sorted(set(metrics) - set(available_metrics())):
+    for _, card in chosen:
+        try:
+            require_judges(card_judges(card), judges)
+            require_comet(card, comet)
+        except UserError as exc:
+            raise _named(card, exc) from None
+
+
+def _named(card: Mapping[str, Any], exc: UserError) -> UserError:
+    """``exc`` as one line naming the stored card it is about (a store has no file to point at)."""
+    return UserError(f"card {str(card['run_card_hash'])[:12]} ({card['method']['name']}): {exc.one_line()}")
+
+
+def _rescore_one(card: Mapping[str, Any], metrics: Sequence[str], judges: Sequence[Metric],
+                 comet: CometConfig | None) -> RescoreOutcome:
+    try:  # e.g. the card's embedding model is not available here: said for this card, nothing written
+        return rescore_card(card, metrics, judges=judges, comet=comet)
+    except UserError as exc:
+        raise _named(card, exc) from None
+
+
+def rescore_store(store: Store, *, dataset: str | None = None, cards: Sequence[str] = (),
+                  metrics: Sequence[str] = (), dry_run: bool = False, judges: Sequence[Metric] = (),
+                  comet: CometConfig | None = None) -> list[RescoreOutcome]:
+    """Rescore the store's current cards (``dataset``, ``cards`` prefixes narrow them); unless
+    ``dry_run``, insert every new card and its link in one transaction (all or nothing). ``judges`` and
+    ``comet`` recompute the generated judges and ``comet_score`` the cards record (a card needing one not
+    given: ``UserError`` before any work)."""
+    from mt_eval.metrics.registry import OPT_IN, available_metrics
+
+    known = set(available_metrics()) | set(OPT_IN)
+    if unknown := sorted(m for m in metrics if m not in known and not is_judge_id(m)):
         raise UserError(f"--metric {', '.join(unknown)}: no such metric here "
-                        f"(known: {', '.join(sorted(available_metrics()))})")
+                        f"(known: {', '.join(sorted(known))})")
     chosen = _selected(store, dataset, cards)
-    outcomes = [(card_id, rescore_card(card, metrics)) for card_id, card in chosen]
+    _require_inputs(chosen, judges, comet)
+    outcomes = [(card_id, _rescore_one(card, metrics, judges, comet)) for card_id, card in chosen]
     changed = [(i, o) for i, o in outcomes if o.status == "rescored"]
     if dry_run:
         for _, o in changed:
