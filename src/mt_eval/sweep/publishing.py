@@ -3,7 +3,9 @@
 The sweep is one ``sweeps`` row, found again by its benchmark file's SHA-256 (a resumed sweep adds to
 the same row); each cell is one ``sweep_cells`` row keyed by its cell key, holding its axis values,
 its status and, once published, the card's id. Publishing itself is ``store.publish.publish``, so a
-sweep's card is verified exactly as ``mt-eval publish`` verifies one.
+sweep's card is verified exactly as ``mt-eval publish`` verifies one. A sweep scores no opt-in metric
+(``run_cell`` passes ``evaluate`` no embeddings, judges or COMET checkpoint), so its cards never need
+``publish``'s ``judges``/``comet``.
 """
 
 from __future__ import annotations
