@@ -132,7 +132,7 @@ def test_bad_options_are_one_line(tmp_path: Path, args: tuple[str, ...], message
 def test_card_with_a_metric_not_installed_here_is_skipped(tmp_path: Path) -> None:
     """A store written by a harness with a plugin metric: rebuilt here, that metric would vanish from the
     card without a word, so the card is left as it is and the reason said; so is a card scored with an
-    embedding model (its backend is not carried over yet)."""
+    embedding model that cannot run here (no ``$MT_EVAL_SEMANTIC_URL``)."""
     db = str(tmp_path / "board.db")
     card, stats = old_card()
     plugin = {**card, "metrics": {**card["metrics"], "lab_metric": {"weight": None, "signature": "lab:1"}}}
