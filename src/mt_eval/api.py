@@ -16,9 +16,9 @@ from mt_eval.engine.session import check_resume, read_header
 from mt_eval.errors import UserError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Method, Translation, as_method
-from mt_eval.metrics.base import Metric
 from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.embeddings import SemanticConfig, check_semantic
+from mt_eval.metrics.judges.metric import JudgeMetric
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import load_card, write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
@@ -72,7 +72,7 @@ def evaluate(
     skip_analyser: bool = False,
     terminology: str | Path | None = None,
     semantic: SemanticConfig | None = None,
-    judges: Sequence[Metric] = (),
+    judges: Sequence[JudgeMetric] = (),
     comet: CometConfig | None = None,
 ) -> tuple[dict[str, Any], Path]:
     """Translate every entry with ``method``, score it and write a sealed run card.

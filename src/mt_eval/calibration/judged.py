@@ -22,11 +22,11 @@ from mt_eval.errors import UserError
 from mt_eval.judgments.table import JudgmentTable, check_texts
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Translation
-from mt_eval.metrics.base import Metric
+from mt_eval.metrics.judges.metric import JudgeMetric
 from mt_eval.scoring.pipeline import score_outputs
 
 
-def add_judges(m: Matrix, table: JudgmentTable, judges: Sequence[Metric], file: str | None = None) -> list[str]:
+def add_judges(m: Matrix, table: JudgmentTable, judges: Sequence[JudgeMetric], file: str | None = None) -> list[str]:
     """Add each judge's per-segment value (0–1, higher is better) to the candidates and to each segment's raw
     values (so a profile weighting it is scored exactly as a card would carry it); returns the judges added."""
     if not judges:
@@ -66,7 +66,7 @@ def add_judges(m: Matrix, table: JudgmentTable, judges: Sequence[Metric], file: 
             m.dropped[judge.id] = "constant"
         else:
             m.candidates[judge.id] = column
-            m.judge_cards[judge.id] = str(getattr(getattr(judge, "spec", None), "card_sha256", ""))
+            m.judge_cards[judge.id] = judge.spec.card_sha256
             for row, value in zip(m.raw, column, strict=True):
                 row[judge.id] = float(value)
             added.append(judge.id)

@@ -40,9 +40,6 @@ class Matrix:
     rule: str = ""
     semantic: dict[str, Any] | None = None
     dropped: dict[str, str] = field(default_factory=dict)
-    # contenders reported beside the candidates but never weighted (none at present: generated judges given with
-    # ``calibrate --judge`` are candidates, ``calibration.judged``)
-    judges: dict[str, np.ndarray] = field(default_factory=dict)
     judge_cards: dict[str, str] = field(default_factory=dict)  # candidate judge id → its judge card's sha256
 
     def __len__(self) -> int:
@@ -52,7 +49,7 @@ class Matrix:
         return Matrix(self.dataset, [self.items[i] for i in rows], [self.systems[i] for i in rows], self.human[rows],
                       [self.raw[i] for i in rows], {m: v[rows] for m, v in self.candidates.items()},
                       self.spec[rows], self.profile, self.rule, self.semantic, self.dropped,
-                      {j: v[rows] for j, v in self.judges.items()}, self.judge_cards)
+                      self.judge_cards)
 
     def x(self, names: Sequence[str]) -> np.ndarray:
         return np.column_stack([self.candidates[m] for m in names])

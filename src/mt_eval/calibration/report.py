@@ -158,7 +158,7 @@ def _evaluate(name: str, m: Matrix, contenders: Mapping[str, list[np.ndarray]], 
 
 
 def _baselines(m: Matrix) -> dict[str, list[np.ndarray]]:
-    return {SPEC: [m.spec], **{k: [v] for k, v in m.candidates.items()}, **{k: [v] for k, v in m.judges.items()}}
+    return {SPEC: [m.spec], **{k: [v] for k, v in m.candidates.items()}}
 
 
 def cross_validate(m: Matrix, s: Settings) -> Block:

@@ -28,6 +28,7 @@ from mt_eval.cli.common import (
     err,
     group_with_default,
     opt,
+    opt_in_inputs,
     out,
 )
 from mt_eval.errors import UserError
@@ -122,9 +123,8 @@ def fit(
                         field="task")
     if retrieve is not None and retrieve < 1:
         raise UserError(f"--retrieve must be at least 1, not {retrieve}", field="retrieve")
-    from mt_eval.metrics.judges import judge_metrics
 
-    judges = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []  # a bad card fails before scoring
+    judges, _ = opt_in_inputs(judge, judge_cache, None)  # a bad card fails before scoring
     table, matrix = _inputs(judgments, fmt, dataset, cards, from_judgments, semantic, semantic_model, semantic_url,
                             cards_out, db)
     if retrieve is not None:
@@ -164,14 +164,13 @@ def evaluate(
     Example: mt-eval calibrate evaluate --profile p.json -j ted_ende.src_ref_hyp_mqm.tsv --from-judgments
     """
     from mt_eval.calibration.report import Settings, evaluate_profile
-    from mt_eval.metrics.judges import judge_metrics
     from mt_eval.runcard.judges import require_judges
     from mt_eval.scoring.calibrated import load_profile
 
     if n_boot < 0 or not 0 < alpha < 1:
         raise UserError("need --bootstrap ≥ 0 and 0 < --alpha < 1")
     loaded = load_profile(profile)
-    given = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
+    given, _ = opt_in_inputs(judge, judge_cache, None)
     judges = require_judges(loaded.judges, given, f"the profile {profile} weights")  # one line, before any work
     if semantic is None and "semantic_score" in loaded.weights and loaded.semantic and from_judgments:
         semantic, semantic_model = loaded.semantic["backend"], loaded.semantic.get("model")  # what the profile needs

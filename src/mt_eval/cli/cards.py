@@ -31,11 +31,14 @@ from mt_eval.cli.common import (
     TgtLangOpt,
     err,
     opt,
+    opt_in_inputs,
     out,
 )
 from mt_eval.runcard.io import load_card
 
 if TYPE_CHECKING:
+    from mt_eval.metrics.comet import CometConfig
+    from mt_eval.metrics.judges.metric import JudgeMetric
     from mt_eval.runcard.signing import SignatureCheck
 
 
@@ -73,8 +76,6 @@ def verify(
 
     Example: mt-eval verify runs/demo/run_card.json --db board.db
     """
-    from mt_eval.metrics.comet import CometConfig
-    from mt_eval.metrics.judges import judge_metrics
     from mt_eval.qa.card import is_qa_card, verify_qa_card
     from mt_eval.runcard.io import migrate, read_card_json
     from mt_eval.runcard.judges import card_judges, require_judges
@@ -84,10 +85,10 @@ def verify(
 
     data = read_card_json(card)  # a QA card (``mt-eval qa … --out``) has a schema of its own
     checks = check_card_signatures(card, data.get("run_card_hash"))  # a malformed .sig: one line, before the work
-    given = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
+    given, checkpoint = opt_in_inputs(judge, judge_cache, comet_model)
     qa = is_qa_card(data)
     judges = require_judges(card_judges(data), given) if not qa else []  # refused: exit 2, one line
-    comet = require_comet(data, CometConfig.parse(comet_model) if comet_model else None) if not qa else None
+    comet = require_comet(data, checkpoint) if not qa else None
     problems = (verify_qa_card(data) if qa
                 else verify_card(migrate(data, file=str(card)), card, judges=judges, comet=comet))
     if problems:
@@ -119,19 +120,16 @@ def _signatures(card: Path, checks: list[SignatureCheck], db: str | None) -> Non
         raise typer.Exit(1)
 
 
-def _load_checked(path: Path, judge: list[Path] | None = None, judge_cache: Path = DEFAULT_CACHE_PATH,
-                  comet_model: str | None = None) -> tuple[dict[str, Any], list[str]]:
+def _load_checked(path: Path, opt_in: tuple[list[JudgeMetric], CometConfig | None] = ([], None)
+                  ) -> tuple[dict[str, Any], list[str]]:
     """The card, shape-checked (a user error names the file), and what ``verify`` finds wrong with it (with the
-    judge cards and COMET checkpoint given: without them a card that needs them is shown as not rescorable)."""
+    judges and COMET checkpoint given, ``opt_in_inputs``: without them a card that needs them is shown as not
+    rescorable)."""
     from mt_eval.errors import UserError
-    from mt_eval.metrics.comet import CometConfig
-    from mt_eval.metrics.judges import judge_metrics
     from mt_eval.render.html.parts import require_card
     from mt_eval.runcard.verify import verify_card
 
-    judges = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
-    comet = CometConfig.parse(comet_model) if comet_model else None
-
+    judges, comet = opt_in
     card = load_card(path)
     try:
         require_card(card)
@@ -169,7 +167,7 @@ def show(
         from mt_eval.errors import UserError
 
         raise UserError(f"--worst must be 0 or more, not {worst}", field="worst")
-    data, problems = _load_checked(card, judge, judge_cache, comet_model)
+    data, problems = _load_checked(card, opt_in_inputs(judge, judge_cache, comet_model))
     only = select_metrics(data, metrics)
     if as_json:
         # Plain print: rich would wrap and colour; json.dumps writes control characters as \u escapes.
@@ -208,12 +206,13 @@ def report(
 
     if len(cards) == 1:
         check_target(out_path or cards[0].parent / "report.html", force=force)  # before the work, not after
-        data, problems = _load_checked(cards[0], judge, judge_cache, comet_model)
+        data, problems = _load_checked(cards[0], opt_in_inputs(judge, judge_cache, comet_model))
         only = select_metrics(data, metrics)
         typer.echo(str(write_report(data, cards[0], out_path, force=force, problems=problems, metrics=only)))
         return
     target = check_target(out_path or cards[0].parent / "comparison.html", force=force)
-    loaded = [_load_checked(path, judge, judge_cache, comet_model) for path in cards]
+    opt_in = opt_in_inputs(judge, judge_cache, comet_model)  # built once for every card
+    loaded = [_load_checked(path, opt_in) for path in cards]
     page = _comparison_page(cards, loaded, metrics, bootstrap, alpha, seed)
     typer.echo(str(write_page(page, target, force=force)))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console, ConsoleDimensions
@@ -30,6 +30,10 @@ from mt_eval.methods.llm import LLMSettings
 from mt_eval.metrics.embeddings.backends import API_KEY_ENV as SEMANTIC_KEY_ENV
 from mt_eval.metrics.embeddings.backends import BACKENDS as SEMANTIC_BACKENDS
 from mt_eval.stats.config import MAX_RESAMPLES, BootstrapConfig
+
+if TYPE_CHECKING:
+    from mt_eval.metrics.comet import CometConfig
+    from mt_eval.metrics.judges.metric import JudgeMetric
 
 PIPE_WIDTH = 240
 """Page width for tables when stdout is not a terminal (a file has no width; 80 columns broke rows)."""
@@ -230,3 +234,14 @@ CometModelOpt = Annotated[str | None, opt(
     "Score comet_score with this local COMET checkpoint (a model directory holding checkpoints/model.ckpt, or the "
     ".ckpt file; never downloaded; needs unbabel-comet). Recorded on the card by model name and sha256 with a "
     "low-resource warning; never in the composite. verify needs the same checkpoint.", "--comet-model")]
+
+
+def opt_in_inputs(judge: Sequence[str | Path] | None, judge_cache: str | Path,
+                  comet_model: str | None) -> tuple[list[JudgeMetric], CometConfig | None]:
+    """The judges (``--judge``, answering from ``--judge-cache``) and COMET checkpoint (``--comet-model``) a
+    command was given, built once for every card it handles (a bad path: one line, before any work)."""
+    from mt_eval.metrics.comet import CometConfig
+    from mt_eval.metrics.judges import judge_metrics
+
+    judges = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
+    return list(judges), CometConfig.parse(comet_model) if comet_model else None

@@ -21,9 +21,10 @@ from mt_eval.cli.common import (
     RunsDirOpt,
     err,
     opt,
+    opt_in_inputs,
     out,
 )
-from mt_eval.cli.store import DatasetOpt, DbOpt, opt_in_inputs
+from mt_eval.cli.store import DatasetOpt, DbOpt
 from mt_eval.errors import UserError
 
 

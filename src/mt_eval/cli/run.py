@@ -47,6 +47,7 @@ from mt_eval.cli.common import (
     err,
     language_pair,
     opt,
+    opt_in_inputs,
     out,
     path_str,
 )
@@ -120,9 +121,7 @@ def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _comet(path: str | None) -> Any:
-    from mt_eval.metrics.comet import CometConfig
-
-    return CometConfig.parse(path) if path else None
+    return opt_in_inputs(None, DEFAULT_CACHE_PATH, path)[1]
 
 
 def comet_invocation(path: str | None) -> dict[str, Any]:
@@ -135,9 +134,7 @@ def comet_invocation(path: str | None) -> dict[str, Any]:
 
 
 def _judges(paths: list[str] | None, cache: str | None) -> list[Any]:
-    from mt_eval.metrics.judges import judge_metrics
-
-    return judge_metrics(paths, cache_path=cache) if paths else []  # a bad judge card: one line, before any work
+    return opt_in_inputs(paths, cache or DEFAULT_CACHE_PATH, None)[0]  # a bad judge card: one line, before any work
 
 
 def judge_invocation(paths: list[Path] | None, cache: Path) -> dict[str, Any]:

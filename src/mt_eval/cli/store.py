@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from mt_eval.cli.common import DEFAULT_CACHE_PATH, CometModelOpt, JudgeCacheOpt, JudgeOpt, err, opt, out
+from mt_eval.cli.common import DEFAULT_CACHE_PATH, CometModelOpt, JudgeCacheOpt, JudgeOpt, err, opt, opt_in_inputs, out
 from mt_eval.errors import UserError
 
 if TYPE_CHECKING:
-    from mt_eval.metrics.base import Metric
-    from mt_eval.metrics.comet import CometConfig
     from mt_eval.store.query import Filters
 
 DbOpt = Annotated[str | None, opt("Store: a SQLite file or a database URL (postgresql+psycopg://…); "
@@ -69,17 +67,6 @@ def publish(
     for r in results:
         signed = f", signed by {escape(', '.join(r.signed_by))}" if r.signed_by else ""
         out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]}{signed})", highlight=False)
-
-
-def opt_in_inputs(judge: list[Path] | None, judge_cache: Path,
-                  comet_model: str | None) -> tuple[list[Metric], CometConfig | None]:
-    """The judges (``--judge``, answering from ``--judge-cache``) and COMET checkpoint (``--comet-model``) given
-    to recompute a card's opt-in metrics, built as ``verify`` builds them (a bad path: one line, before any work)."""
-    from mt_eval.metrics.comet import CometConfig
-    from mt_eval.metrics.judges import judge_metrics
-
-    judges = judge_metrics(judge, cache_path=str(judge_cache)) if judge else []
-    return list(judges), CometConfig.parse(comet_model) if comet_model else None
 
 
 def leaderboard(

@@ -12,9 +12,9 @@ from mt_eval.analyzers.registry import version_of
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
-from mt_eval.metrics.base import Metric
 from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.embeddings import SemanticConfig
+from mt_eval.metrics.judges.metric import JudgeMetric
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
 from mt_eval.runcard.judges import fingerprint_judges, judges_block, require_judges
@@ -157,7 +157,7 @@ def build_card(
     *,
     statistics_file: str | None = None,
     semantic: SemanticConfig | None = None,
-    judges: Sequence[Metric] = (),
+    judges: Sequence[JudgeMetric] = (),
     comet: CometConfig | None = None,
 ) -> tuple[dict[str, Any], bytes | None]:
     """The sealed card, and with ``statistics_file`` (the sidecar's name beside the card) the bytes to

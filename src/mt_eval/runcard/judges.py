@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.errors import UserError
+from mt_eval.metrics.judges.metric import JudgeMetric
 
 
-def judges_block(judges: Sequence[Any]) -> dict[str, dict[str, Any]]:
+def judges_block(judges: Sequence[JudgeMetric]) -> dict[str, dict[str, Any]]:
     """The card's ``judges`` block for these ``JudgeMetric`` instances, in scoring order."""
     return {str(j.id): j.card_block() for j in judges}
 
@@ -33,8 +34,8 @@ def fingerprint_judges(card: Mapping[str, Any]) -> dict[str, str]:
     return {k: str(v.get("sha256")) for k, v in card_judges(card).items()}
 
 
-def require_judges(recorded: Mapping[str, Mapping[str, Any]], given: Sequence[Any],
-                   what: str = "the card was scored with") -> list[Any]:
+def require_judges(recorded: Mapping[str, Mapping[str, Any]], given: Sequence[JudgeMetric],
+                   what: str = "the card was scored with") -> list[JudgeMetric]:
     """The given judges that recompute the ``recorded`` ones (``{id: {sha256, …}}``), in recorded order.
 
     One line, naming the judge, for a recorded judge that was not given or whose judge card differs
@@ -49,7 +50,7 @@ def require_judges(recorded: Mapping[str, Mapping[str, Any]], given: Sequence[An
             raise UserError(f"{what} the generated judge {judge_id} (judge card sha256 {want[:12]}…): "
                             "give that judge card with --judge FILE (its answers come from the response cache, "
                             "--judge-cache, when they are there)")
-        have = str(judge.spec.card_sha256)
+        have = judge.spec.card_sha256
         if have != want:
             raise UserError(f"judge {judge_id}: the judge card given hashes to {have[:12]}…, but {what} the one "
                             f"hashing to {want[:12]}…: give that judge card")

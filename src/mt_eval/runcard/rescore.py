@@ -13,9 +13,9 @@ from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard, language_card, without_analyser
 from mt_eval.methods.base import Translation
-from mt_eval.metrics.base import Metric
 from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.embeddings import SemanticConfig
+from mt_eval.metrics.judges.metric import JudgeMetric
 from mt_eval.runcard.judges import card_judges, require_judges
 from mt_eval.scoring.pipeline import score_outputs
 from mt_eval.scoring.scores import MetricTable
@@ -76,7 +76,7 @@ def require_comet(card: Mapping[str, Any], given: CometConfig | None) -> CometCo
 
 
 def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
-                    judges: Sequence[Metric] = (), comet: CometConfig | None = None) -> MetricTable:
+                    judges: Sequence[JudgeMetric] = (), comet: CometConfig | None = None) -> MetricTable:
     """The same statistics the run computed, from the card's per-entry results (``only``: a subset).
 
     ``judges``: generated judges given by the verifier (``--judge``); every judge the card records must be

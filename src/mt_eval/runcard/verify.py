@@ -22,9 +22,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from mt_eval.errors import UserError
-from mt_eval.metrics.base import Metric
 from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.judges.cards import is_judge_id
+from mt_eval.metrics.judges.metric import JudgeMetric
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import statistics
 from mt_eval.runcard.builder import entry_composites, entry_ids_sha256, fingerprint_components
@@ -57,7 +57,8 @@ def _diff(path: str, stored: Any, fresh: Any) -> Iterator[str]:
         yield f"{path}: card says {stored!r}, recomputed {fresh!r}"
 
 
-def _rescore(card: dict[str, Any], judges: Sequence[Metric] = (), comet: CometConfig | None = None) -> dict[str, Any]:
+def _rescore(card: dict[str, Any], judges: Sequence[JudgeMetric] = (),
+             comet: CometConfig | None = None) -> dict[str, Any]:
     table = table_from_card(card, judges=judges, comet=comet)
     profile = card_profile(card)  # a calibrated profile's block is checked against its hash here
     header = card["scores"].get("confidence_intervals") or {}
@@ -113,7 +114,7 @@ def _statistics(card: dict[str, Any], path: str | Path | None, fresh: MetricTabl
     return statistics.differences(stored, fresh, [r["entry_id"] for r in card["results"]])
 
 
-def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[Metric] = (),
+def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[JudgeMetric] = (),
                 comet: CometConfig | None = None) -> list[str]:
     """Problems found, most specific first; an empty list means the card verifies.
 
@@ -144,7 +145,8 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Se
         return [*problems, f"results: cannot be rescored ({str(exc).splitlines()[0]})"]
     for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):
         for key, value in row.items():
-            stored_value = (r.get("metrics") or {}).get(key[8:]) if key.startswith("metrics.") else r.get(key)
+            metric = key.removeprefix("metrics.")  # per-entry metric values live under results[].metrics
+            stored_value = (r.get("metrics") or {}).get(metric) if metric != key else r.get(key)
             if not _same(stored_value, value):
                 where = f"results[{i}].{key} (entry {r['entry_id']})"
                 problems.append(f"{where}: card says {stored_value!r}, recomputed {value!r}")

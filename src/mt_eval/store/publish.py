@@ -44,8 +44,8 @@ from mt_eval.store.keys import accept, signatures_required
 from mt_eval.store.models import Card, CardMetric, CardSignature, CardStatistics, Dataset, EntryResult
 
 if TYPE_CHECKING:
-    from mt_eval.metrics.base import Metric
     from mt_eval.metrics.comet import CometConfig
+    from mt_eval.metrics.judges.metric import JudgeMetric
 
 SELF_BENCHMARKED = "self-benchmarked"
 CARD_KEYS = ("run_card_hash", "results", "scores", "dataset", "method")
@@ -78,7 +78,8 @@ class PublishResult:
     signed_by: tuple[str, ...] = ()
 
 
-def read_for_publish(path: str | Path, judges: Sequence[Metric] = (), comet: CometConfig | None = None) -> PendingCard:
+def read_for_publish(path: str | Path, judges: Sequence[JudgeMetric] = (),
+                     comet: CometConfig | None = None) -> PendingCard:
     """The card at ``path``, checked: a run card of a known schema (else ``UserError``, exit 2), that
     verifies with its sidecar (else ``CardRefused`` naming the first differing field, exit 1).
 
@@ -124,7 +125,7 @@ def read_for_publish(path: str | Path, judges: Sequence[Metric] = (), comet: Com
 
 
 def publish(store: Store, cards: Sequence[str | Path | PendingCard], *, submitter: str | None = None,
-            judges: Sequence[Metric] = (), comet: CometConfig | None = None) -> list[PublishResult]:
+            judges: Sequence[JudgeMetric] = (), comet: CometConfig | None = None) -> list[PublishResult]:
     """Verify every card (paths are read and verified here, with ``judges`` and ``comet`` as in
     ``read_for_publish``; ``PendingCard``s already were), then insert the new ones in one transaction:
     all or nothing."""

@@ -50,8 +50,8 @@ from mt_eval.store.publish import insert_card
 from mt_eval.store.query import Filters, card_conditions, superseded_by
 
 if TYPE_CHECKING:
-    from mt_eval.metrics.base import Metric
     from mt_eval.metrics.comet import CometConfig
+    from mt_eval.metrics.judges.metric import JudgeMetric
 
 RESCORE = "rescore"
 SEMANTIC_UNAVAILABLE = "scored semantic_score with an embedding model that cannot be recomputed here"
@@ -112,7 +112,7 @@ def _run_info(card: Mapping[str, Any]) -> RunInfo:
     )  # fmt: skip
 
 
-def rebuild_card(card: Mapping[str, Any], judges: Sequence[Metric] = (),
+def rebuild_card(card: Mapping[str, Any], judges: Sequence[JudgeMetric] = (),
                  comet: CometConfig | None = None) -> tuple[dict[str, Any], bytes]:
     """``card`` rebuilt from its own results with this harness's metrics, sealed, with its sidecar's
     bytes. For a card this harness wrote, only ``environment`` (and so the hash) can differ. Its opt-in
@@ -170,7 +170,7 @@ def change_log(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]
     return log
 
 
-def rescore_card(card: Mapping[str, Any], metrics: Sequence[str] = (), *, judges: Sequence[Metric] = (),
+def rescore_card(card: Mapping[str, Any], metrics: Sequence[str] = (), *, judges: Sequence[JudgeMetric] = (),
                  comet: CometConfig | None = None) -> RescoreOutcome:
     """One card's outcome (nothing written): ``rescored`` with the new card when something changed
     (with ``metrics``: when one of them changed), else ``unchanged`` or ``not selected``; ``skipped``
@@ -221,7 +221,7 @@ def _selected(store: Store, dataset: str | None, prefixes: Sequence[str]) -> lis
     return chosen
 
 
-def _require_inputs(chosen: Sequence[tuple[int, Mapping[str, Any]]], judges: Sequence[Metric],
+def _require_inputs(chosen: Sequence[tuple[int, Mapping[str, Any]]], judges: Sequence[JudgeMetric],
                     comet: CometConfig | None) -> None:
     """Every chosen card's judges and COMET checkpoint are among those given, else one line naming the card
     and what it needs: checked for all of them before any card is rescored (nothing half done)."""
@@ -241,7 +241,7 @@ def _named(card: Mapping[str, Any], exc: UserError) -> UserError:
     return UserError(f"card {str(card['run_card_hash'])[:12]} ({card['method']['name']}): {exc.one_line()}")
 
 
-def _rescore_one(card: Mapping[str, Any], metrics: Sequence[str], judges: Sequence[Metric],
+def _rescore_one(card: Mapping[str, Any], metrics: Sequence[str], judges: Sequence[JudgeMetric],
                  comet: CometConfig | None) -> RescoreOutcome:
     try:  # e.g. the card's embedding model is not available here: said for this card, nothing written
         return rescore_card(card, metrics, judges=judges, comet=comet)
@@ -250,7 +250,7 @@ def _rescore_one(card: Mapping[str, Any], metrics: Sequence[str], judges: Sequen
 
 
 def rescore_store(store: Store, *, dataset: str | None = None, cards: Sequence[str] = (),
-                  metrics: Sequence[str] = (), dry_run: bool = False, judges: Sequence[Metric] = (),
+                  metrics: Sequence[str] = (), dry_run: bool = False, judges: Sequence[JudgeMetric] = (),
                   comet: CometConfig | None = None) -> list[RescoreOutcome]:
     """Rescore the store's current cards (``dataset``, ``cards`` prefixes narrow them); unless
     ``dry_run``, insert every new card and its link in one transaction (all or nothing). ``judges`` and
