@@ -108,6 +108,11 @@ class Metric(Protocol):
         """What pins the metric's exact configuration (sacrebleu signature, analyser file); None."""
         ...
 
+    def prefetch(self, hypotheses: Sequence[str], ctx: MetricContext) -> None:
+        """Heavy work done once in the scoring process before extraction may fork into workers (a model
+        loaded, every text embedded): native engines such as e5 or torch must not first start in a fork."""
+        ...
+
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         """Per-entry sufficient statistics, shape (n_entries, k), float64."""
         ...
@@ -152,6 +157,9 @@ class MetricBase(ABC):
 
     def signature(self, target: LanguageCard) -> str | None:
         return None
+
+    def prefetch(self, hypotheses: Sequence[str], ctx: MetricContext) -> None:  # noqa: B027 - a no-op default
+        """Nothing to load ahead by default."""
 
     def derive(self, computed: Mapping[str, np.ndarray], ctx: MetricContext) -> np.ndarray | None:
         return None

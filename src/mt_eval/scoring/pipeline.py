@@ -16,10 +16,9 @@ from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import UNDETERMINED, LanguageCard
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.base import Metric, MetricContext
-from mt_eval.metrics.comet import CometConfig, CometScore
+from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.registry import metrics_for, source_metrics
-from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.scoring.composite import DEFAULT_RULE
 from mt_eval.scoring.egress import refuse_remote_on_secret
 from mt_eval.scoring.intervals import scores_with_intervals
@@ -60,9 +59,8 @@ def score_outputs(
     metrics = metrics_for(target, named, configured) if named or not only else []
     metrics += [m for m in extra if m.applies_to(target) and (not only or m.id in only)]
     refuse_remote_on_secret(metrics, dataset.entries)
-    for metric in metrics:
-        if isinstance(metric, SemanticScore | CometScore):  # here: torch/e5 must not first run in a forked worker
-            metric.prefetch(hypotheses, ctx)
+    for metric in metrics:  # here: a model (e5, torch) must not first start in a forked extraction worker
+        metric.prefetch(hypotheses, ctx)
     return MetricTable.compute(metrics, hypotheses, ctx, errors), hypotheses
 
 
