@@ -179,19 +179,17 @@ def rescore_card(card: Mapping[str, Any], metrics: Sequence[str] = (), *, judges
     ``verify``'s "cannot be rescored". Opt-in metrics (semantic, judges, COMET) are rebuilt as
     ``rebuild_card`` says; a judge or checkpoint not given is a ``UserError``, never a skip."""
     from mt_eval.metrics.registry import OPT_IN, available_metrics
-    from mt_eval.runcard.judges import card_judges, require_judges
-    from mt_eval.runcard.rescore import require_comet
+    from mt_eval.runcard.judges import card_judges
 
     name, old_hash = str(card["method"]["name"]), str(card["run_card_hash"])
     known = set(available_metrics()) | set(OPT_IN)  # opt-in and judges: built from the card's own blocks
     if missing := sorted(m for m in card.get("metrics") or {} if m not in known and not is_judge_id(m)):
         return RescoreOutcome(old_hash, name, "skipped",
                               change_log={"reason": f"metrics not installed here: {', '.join(missing)}"})
-    used, checkpoint = require_judges(card_judges(card), judges), require_comet(card, comet)
     try:
-        new, sidecar = rebuild_card(card, used, checkpoint)
+        new, sidecar = rebuild_card(card, judges, comet)  # checks the judges and checkpoint it needs were given
     except UserError as exc:
-        if not card.get("semantic") or used or checkpoint:  # a judge's or COMET's failure is not the model's
+        if not card.get("semantic") or card_judges(card) or card.get("comet"):  # not (only) the embedding model's
             raise
         reason = f"{SEMANTIC_UNAVAILABLE} ({exc.message})"
         return RescoreOutcome(old_hash, name, "skipped", change_log={"reason": reason})
