@@ -129,3 +129,62 @@ def test_well_behaved_entries_are_answered_and_scored(hostile_run: dict) -> None
 def test_no_sandbox_process_survives_the_run(hostile_run: dict) -> None:
     ps = subprocess.run(["ps", "-u", "65534", "-o", "args="], capture_output=True, text=True).stdout
     assert "hostile.py" not in ps and "mt-eval-sandbox" not in ps
+
+
+FILL = '''import json, os, sys
+
+PLACES = ["/", "/dev", "/dev/shm", "/run", "/tmp", os.environ["HOME"], "/bundle", "/deps", "/harness", "/var",
+          "/etc", "/usr", "/proc"]
+
+
+def fill(place, files_at_most):
+    """Write 1 MiB files (under RLIMIT_FSIZE) until refused; the bytes that landed, then removed."""
+    made = []
+    try:
+        for i in range(files_at_most):
+            made.append(os.path.join(place, "fill-%d" % i))
+            with open(made[-1], "wb") as fh:
+                fh.write(b"x" * (1 << 20))
+    except OSError:
+        pass
+    landed = sum(os.path.getsize(p) for p in made if os.path.isfile(p))
+    for p in made:
+        try:
+            os.remove(p)
+        except OSError:
+            pass
+    return landed
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    landed = {place: fill(place, int(request["source"])) for place in PLACES}
+    print(json.dumps({"entry_id": request["entry_id"], "predicted": json.dumps(landed)}), flush=True)
+'''
+
+
+def test_every_writable_filesystem_in_the_sandbox_stops_at_the_tmpfs_cap(tmp_path: Path) -> None:
+    """Memory filesystems without a size were the root, /dev and /dev/shm (240 MiB written to each):
+    a method writing three times the cap to every folder it can see lands at most the cap anywhere,
+    and nothing at all where the sandbox is read-only."""
+    from dataclasses import replace
+
+    root = tmp_path / "fill"
+    root.mkdir()
+    (root / "fill.py").write_text(FILL)
+    (root / "README.md").write_text("# fill\n")
+    (root / "method.toml").write_text('name = "fill"\nversion = "1"\nmethod_class = "custom-plugin"\n'
+                                      'terms_version = "sovereign-terms-1"\n'
+                                      '[entry]\ncommand = ["python3", "fill.py"]\n')
+    cap = TINY.tmpfs_mb << 20
+    entry = small_dataset(1).entries[0]
+    dataset = small_dataset(1).model_copy(update={"entries": [entry.model_copy(update={
+        "source": str(3 * TINY.tmpfs_mb)})]})
+    translations, report = execute(load_bundle(root), dataset, replace(TINY, wall_seconds_per_entry=30),
+                                   new_workdir() / "stage")
+    assert report.errors() == {}, report.stderr
+    landed = json.loads(translations[0].text)
+    print("bytes landed per place:", landed)
+    assert all(0 <= n <= cap for n in landed.values()), landed
+    assert landed["/tmp"] > cap // 2 and landed["/dev/shm"] > cap // 2  # writable, and stopped at the cap
+    assert {p for p, n in landed.items() if n} == {"/tmp", "/dev/shm"}  # $HOME is /tmp

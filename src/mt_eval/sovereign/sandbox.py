@@ -3,33 +3,38 @@
 What the sandbox sees (everything else does not exist in it): ``/usr``, ``/bin``, ``/lib*`` and the
 dynamic-linker cache read-only; the bundle (a private copy, so the bytes hashed are the bytes run)
 read-only at ``/bundle``, its working directory; the harness shim at ``/harness``; installed wheels at
-``/deps``; a size-limited private tmpfs at ``/tmp`` (also ``$HOME``); with ``egress = "gateway"`` the
-broker's Unix socket at ``/run/mt-eval/llm.sock``. New user, PID, IPC, UTS, cgroup and network
-namespaces (no network device but loopback), no capabilities (bounding set empty), nested user
-namespaces disabled (so ``unshare`` fails), ``--die-with-parent``, ``--new-session``, an empty
-environment. When the harness runs as root the sandbox is started as uid/gid 65534: a root-owned
-process is exempt from ``RLIMIT_NPROC`` (measured: a fork bomb is not stopped), and files outside
-the sandbox stay unreadable even if a bind were ever wrong. rlimits (CPU seconds, address space,
-processes, file size, open files, no core files) are set before ``bwrap`` starts and inherited. A
-seccomp filter (libseccomp, when installed) refuses :data:`BLOCKED_SYSCALLS`: without it the method
-could ptrace the sandbox's own init (same uid) and stop it.
+``/deps``; with ``egress = "gateway"`` the broker's Unix socket at ``/run/mt-eval/llm.sock``. The only
+writable places are two private tmpfs of ``tmpfs_mb`` each, ``/tmp`` (also ``$HOME``) and ``/dev/shm``:
+the root and ``/dev`` (memory filesystems bwrap makes, without a size) are remounted read-only last.
+New user, PID, IPC, UTS, cgroup and network namespaces (no network device but loopback), no
+capabilities (bounding set empty), nested user namespaces disabled (so ``unshare`` fails),
+``--die-with-parent``, ``--new-session``, an empty environment. When the harness runs as root the
+sandbox is started as uid/gid 65534: a root-owned process is exempt from ``RLIMIT_NPROC`` (measured: a
+fork bomb is not stopped), and files outside the sandbox stay unreadable even if a bind were ever
+wrong. rlimits (CPU seconds, address space, processes, file size, open files, no core files) are set
+before ``bwrap`` starts and inherited. A seccomp filter (:mod:`~mt_eval.sovereign.seccomp`) refuses
+:data:`BLOCKED_SYSCALLS`: without it the method could ptrace the sandbox's own init (same uid) and
+stop it.
+
+Nothing of a bundle runs outside the sandbox: its wheels are unpacked by PyPA's ``installer`` in a
+sandbox of their own (the same namespaces, seccomp and rlimits, as uid 65534, wheelhouse read-only,
+``/deps`` the one writable folder), never by pip on the host and never as root (:func:`stage`).
 
 Methods run on the system's ``/usr/bin/python3`` (the harness's interpreter may live where the
 sandbox uid cannot read, e.g. under ``/root``); a Python bundle imports a staged copy of the method
 protocol (``mt_eval/methods/base.py``, ``errors.py``: standard library only), never the harness.
 
 Limits, honestly: ``RLIMIT_AS`` is per process (no cgroup here to cap the sandbox's total memory),
-``RLIMIT_NPROC`` counts every process of the sandbox uid on the machine, and the tmpfs is memory.
+``RLIMIT_NPROC`` counts every process of the sandbox uid on the machine, and the two tmpfs are memory
+(at most ``2 × tmpfs_mb``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
-import errno
 import functools
 import os
+import re
 import resource
 import selectors
 import shutil
@@ -43,14 +48,11 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
-from mt_eval.sovereign.bundle import IGNORED_DIRS, Bundle, bundle_sha256
+from mt_eval.sovereign.bundle import Bundle, copy_bundle, scan_bundle
+from mt_eval.sovereign.seccomp import BLOCKED_SYSCALLS, seccomp_program
+from mt_eval.sovereign.wheels import wheel_refusal
 
 SANDBOX_UID = 65534  # nobody
-# refused with EPERM by a seccomp filter (libseccomp): tracing and reading other processes (even the
-# sandbox's own init: same uid), kernel keyrings, BPF, perf, userfaultfd, io_uring, mounts, namespaces
-BLOCKED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "keyctl", "add_key",
-                    "request_key", "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "mount",
-                    "umount2", "pivot_root", "unshare", "setns")
 SOCKET_IN_SANDBOX = "/run/mt-eval/llm.sock"
 _SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc/alternatives", "/etc/ld.so.cache")
 # the files of the harness a Python bundle's class imports (stdlib-only modules), staged at /harness
@@ -78,36 +80,6 @@ class SandboxPolicy:
                 "seccomp_blocked": list(BLOCKED_SYSCALLS) if seccomp_program() else []}
 
 
-@functools.cache
-def seccomp_program() -> bytes | None:
-    """The BPF program refusing :data:`BLOCKED_SYSCALLS` (None when libseccomp is not installed)."""
-    name = ctypes.util.find_library("seccomp")
-    if name is None:
-        return None
-    lib = ctypes.CDLL(name)
-    lib.seccomp_init.restype = ctypes.c_void_p
-    lib.seccomp_init.argtypes = [ctypes.c_uint32]
-    lib.seccomp_rule_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint]
-    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    lib.seccomp_release.argtypes = [ctypes.c_void_p]
-    ctx = lib.seccomp_init(0x7FFF0000)  # SCMP_ACT_ALLOW
-    try:
-        for syscall in BLOCKED_SYSCALLS:
-            number = lib.seccomp_syscall_resolve_name(syscall.encode())
-            if number >= 0 and lib.seccomp_rule_add(ctx, 0x00050000 | errno.EPERM, number, 0) != 0:
-                return None
-        fd = os.memfd_create("seccomp")
-        try:
-            if lib.seccomp_export_bpf(ctx, fd) != 0:
-                return None
-            os.lseek(fd, 0, os.SEEK_SET)
-            return os.read(fd, 1 << 20)
-        finally:
-            os.close(fd)
-    finally:
-        lib.seccomp_release(ctx)
-
-
 @dataclass(frozen=True)
 class Staged:
     """A bundle copied for one evaluation, with the harness shim and the installed wheels beside it."""
@@ -127,19 +99,22 @@ def bwrap_binary() -> str:
 
 
 def stage(bundle: Bundle, workdir: Path) -> Staged:
-    """Copy the bundle (no ``__pycache__``), the shim modules, and install the pinned wheels.
-
-    Wheels are installed outside the sandbox by pip with ``--no-index --require-hashes
-    --only-binary :all:``: installing a wheel unpacks files and runs none of its code."""
+    """Copy the bundle (the safe walk of :func:`~mt_eval.sovereign.bundle.copy_bundle`, no ``__pycache__``)
+    and the shim modules, and unpack the pinned wheels in the sandbox (:func:`_unpack_wheels`)."""
     workdir.mkdir(parents=True, exist_ok=True)
     os.chmod(workdir, 0o755)  # the sandbox uid must traverse it
     dest = workdir / "bundle"
-    shutil.copytree(bundle.root, dest, ignore=shutil.ignore_patterns(*IGNORED_DIRS), symlinks=True)
-    # the bytes run are the bytes hashed (and preflighted): a bundle changed after it was loaded, or a link
-    # made since it was checked, is refused here rather than run under an old sha256
-    if any(p.is_symlink() for p in dest.rglob("*")) or bundle_sha256(dest) != bundle.sha256:
-        raise UserError("the bundle changed after it was checked (its files no longer hash to "
+    # the bytes run are the bytes hashed (and preflighted): a bundle changed after it was loaded, or a link,
+    # FIFO or hard link made since it was checked, is refused here rather than run under an old sha256
+    changed = UserError("the bundle changed after it was checked (its files no longer hash to "
                         f"{bundle.sha256[:12]}…); nothing ran", file=str(bundle.root))
+    try:
+        copy_bundle(bundle.root, dest)
+    except (UserError, OSError):
+        raise changed from None
+    copied = scan_bundle(dest)
+    if copied.problems or copied.sha256 != bundle.sha256:
+        raise changed
     harness = workdir / "harness"
     package = Path(__file__).resolve().parents[1]
     for rel in _SHIM_MODULES:
@@ -147,51 +122,99 @@ def stage(bundle: Bundle, workdir: Path) -> Staged:
         shutil.copyfile(package / rel, harness / "mt_eval" / rel)
     for pkg in ("", "methods", "sovereign"):  # bare packages: the real ones import the whole harness
         (harness / "mt_eval" / pkg / "__init__.py").write_text("")
+    _make_readable(workdir)
     deps = None
     if bundle.manifest.dependencies is not None:
-        deps = workdir / "deps"
-        done = subprocess.run(
-            [_pip_python(), "-m", "pip", "install", "--quiet", "--no-index", "--require-hashes", "--only-binary",
-             ":all:", "--no-compile", "--target", str(deps), "--find-links",
-             str(dest / bundle.manifest.dependencies.wheelhouse), "-r",
-             str(dest / bundle.manifest.dependencies.requirements)],
-            capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
-            raise UserError(f"the bundle's wheels do not install: {last}", field="dependencies")
-    for path in [workdir, *workdir.rglob("*")]:
-        if not path.is_symlink():
-            os.chmod(path, 0o755 if path.is_dir() or os.access(path, os.X_OK) else 0o644)
+        deps = _unpack_wheels(dest / bundle.manifest.dependencies.wheelhouse, workdir,
+                              bundle.manifest.dependencies.wheelhouse)
+        _make_readable(deps)
     return Staged(workdir, dest, harness, deps)
 
 
-def _pip_python() -> str:
-    import sys
+def _make_readable(top: Path) -> None:
+    """Folders 0755, files 0644 (0755 when executable): the sandbox uid reads what was staged."""
+    for path in [top, *top.rglob("*")]:
+        if not path.is_symlink():
+            os.chmod(path, 0o755 if path.is_dir() or os.access(path, os.X_OK) else 0o644)
 
-    return sys.executable
+
+INSTALL_POLICY = SandboxPolicy(wall_seconds_per_run=300.0)  # the limits wheels are unpacked under
+_FAILED = re.compile(rb"FAILED (\d+) (record|unpack)\n?")
+_WHY = {b"record": "does not unpack (its RECORD does not match its files)", b"unpack": "does not unpack"}
 
 
-def sandbox_argv(staged: Staged, policy: SandboxPolicy, command: list[str]) -> list[str]:
-    """The ``bwrap`` command line (read it to audit the sandbox; tests assert on its effects)."""
+def _unpack_wheels(house: Path, workdir: Path, house_rel: str) -> Path:
+    """Unpack the wheelhouse into ``workdir/deps`` with PyPA's ``installer``, inside the sandbox, as its
+    uid: a wheel's files are written and none of its code runs, nothing runs as root, and no pip, index,
+    configuration or environment of the host is involved. Each wheel's zip directory is checked here
+    first (:func:`~mt_eval.sovereign.wheels.wheel_refusal`); a failure is a fixed message naming the
+    wheel (the unpacking's own output is never shown)."""
+    import installer
+
+    wheels = sorted(p.name for p in house.iterdir())
+    for name in wheels:
+        if (why := wheel_refusal(house / name)) is not None:
+            raise UserError(f"the wheel {why}; nothing ran", file=f"{house_rel}/{name}")
+    tools = workdir / "tools"
+    shutil.copytree(Path(installer.__file__).parent, tools / "installer",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.exe"))  # .exe: Windows launchers
+    shutil.copyfile(Path(__file__).with_name("unpack_wheels.py"), tools / "unpack_wheels.py")
+    deps = workdir / "deps"
+    deps.mkdir(mode=0o755)
+    _make_readable(tools)
+    if os.geteuid() == 0:
+        os.chown(deps, SANDBOX_UID, SANDBOX_UID)  # written by the sandbox uid, never by root
+    argv = [*_namespace_argv(INSTALL_POLICY), "--ro-bind", str(tools), "/tools", "--ro-bind", str(house), "/wheels",
+            "--bind", str(deps), "/deps", *_env("/tools"), *_SEAL, "--chdir", "/tmp", "--",
+            "/usr/bin/python3", "-I", "/tools/unpack_wheels.py", *wheels]
+    code, out = run_once(argv, INSTALL_POLICY, INSTALL_POLICY.wall_seconds_per_run)
+    if code != 0:
+        failed = _FAILED.fullmatch(out)
+        if failed is not None and int(failed.group(1)) < len(wheels):
+            raise UserError(f"the wheel {_WHY[failed.group(2)]}; nothing ran",
+                            file=f"{house_rel}/{wheels[int(failed.group(1))]}")
+        raise UserError("the bundle's wheels did not unpack in the sandbox; nothing ran", file=house_rel)
+    return deps
+
+
+def _namespace_argv(policy: SandboxPolicy) -> list[str]:
+    """What every sandbox shares: namespaces, uid, the system read-only, /proc, /dev, capped tmpfs."""
     argv = [bwrap_binary(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
             "--new-session", "--cap-drop", "ALL", "--clearenv", "--hostname", "sandbox",
             "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
     for path in _SYSTEM_DIRS:
         argv += ["--ro-bind-try", path, path]
-    argv += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(policy.tmpfs_mb * 1024 * 1024), "--tmpfs", "/tmp",
-             "--ro-bind", str(staged.bundle), "/bundle", "--ro-bind", str(staged.harness), "/harness"]
+    cap = str(policy.tmpfs_mb * 1024 * 1024)
+    return [*argv, "--proc", "/proc", "--dev", "/dev", "--size", cap, "--tmpfs", "/dev/shm",
+            "--size", cap, "--tmpfs", "/tmp"]
+
+
+# last on the command line, once every mount point exists: the root and /dev are themselves memory
+# filesystems with no size limit (240 MiB written to each, measured), so both become read-only; the
+# capped /tmp and /dev/shm stay writable, and device nodes such as /dev/null still work
+_SEAL = ("--remount-ro", "/dev", "--remount-ro", "/")
+
+
+def _env(pythonpath: str, socket: str = "") -> list[str]:
+    argv: list[str] = []
+    for key, value in (("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("LANG", "C.UTF-8"),
+                       ("PYTHONPATH", pythonpath), ("PYTHONDONTWRITEBYTECODE", "1"), ("MT_EVAL_LLM_SOCKET", socket)):
+        argv += ["--setenv", key, value]
+    return argv
+
+
+def sandbox_argv(staged: Staged, policy: SandboxPolicy, command: list[str]) -> list[str]:
+    """The ``bwrap`` command line (read it to audit the sandbox; tests assert on its effects)."""
+    argv = [*_namespace_argv(policy),
+            "--ro-bind", str(staged.bundle), "/bundle", "--ro-bind", str(staged.harness), "/harness"]
     pythonpath = "/harness"
     if staged.deps is not None:
         argv += ["--ro-bind", str(staged.deps), "/deps"]
         pythonpath = "/deps:/harness"
     if staged.socket is not None:
         argv += ["--bind", str(staged.socket), SOCKET_IN_SANDBOX]
-    for key, value in (("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("LANG", "C.UTF-8"),
-                       ("PYTHONPATH", pythonpath), ("PYTHONDONTWRITEBYTECODE", "1"),
-                       ("MT_EVAL_LLM_SOCKET", SOCKET_IN_SANDBOX if staged.socket else "")):
-        argv += ["--setenv", key, value]
-    return [*argv, "--chdir", "/bundle", "--", *command]
+    argv += _env(pythonpath, SOCKET_IN_SANDBOX if staged.socket else "")
+    return [*argv, *_SEAL, "--chdir", "/bundle", "--", *command]
 
 
 def entry_command(bundle: Bundle) -> list[str]:
@@ -214,6 +237,48 @@ class WorkerOverflow(Exception):
     pass
 
 
+def _limits(policy: SandboxPolicy) -> None:
+    """Runs in the child before ``exec bwrap``: only async-signal-safe calls."""
+    for which, value in ((resource.RLIMIT_CPU, policy.cpu_seconds), (resource.RLIMIT_AS, policy.memory_mb << 20),
+                         (resource.RLIMIT_NPROC, policy.processes), (resource.RLIMIT_FSIZE, policy.file_size_mb << 20),
+                         (resource.RLIMIT_NOFILE, policy.open_files), (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(which, (value, value))
+
+
+def _spawn(argv: list[str], policy: SandboxPolicy, **streams: Any) -> subprocess.Popen[bytes]:
+    """Start ``bwrap`` with the seccomp filter, the rlimits, an empty environment, in its own session,
+    as the sandbox uid when the harness is root."""
+    root = os.geteuid() == 0
+    program, fds = seccomp_program(), tuple[int, ...]()
+    if program is not None:  # bwrap reads the filter from an inherited descriptor
+        fd = os.memfd_create("seccomp", 0)
+        os.write(fd, program)
+        os.lseek(fd, 0, os.SEEK_SET)
+        argv, fds = [argv[0], "--seccomp", str(fd), *argv[1:]], (fd,)
+    try:
+        return subprocess.Popen(
+            argv, env={}, start_new_session=True, preexec_fn=functools.partial(_limits, policy), pass_fds=fds,
+            user=SANDBOX_UID if root else None, group=SANDBOX_UID if root else None,
+            extra_groups=[] if root else None, **streams)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def run_once(argv: list[str], policy: SandboxPolicy, timeout: float) -> tuple[int, bytes]:
+    """Run a sandbox to its end (stdin empty, stderr dropped): its exit status (-1: killed at
+    ``timeout``) and the first 4 KiB of its stdout."""
+    proc = _spawn(argv, policy, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return -1, b""
+    return proc.returncode, out[:4096]
+
+
 class Worker:
     """One sandboxed method process: a request line in, a reply line out, each under a deadline."""
 
@@ -222,36 +287,13 @@ class Worker:
         self.stderr = bytearray()
         self.stderr_dropped = 0
         self.killed = False
-        root = os.geteuid() == 0
-        program, fds = seccomp_program(), tuple[int, ...]()
-        if program is not None:  # bwrap reads the filter from an inherited descriptor
-            fd = os.memfd_create("seccomp", 0)
-            os.write(fd, program)
-            os.lseek(fd, 0, os.SEEK_SET)
-            argv, fds = [argv[0], "--seccomp", str(fd), *argv[1:]], (fd,)
-        try:
-            self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
-                start_new_session=True, preexec_fn=self._limits, pass_fds=fds,
-                user=SANDBOX_UID if root else None, group=SANDBOX_UID if root else None,
-                extra_groups=[] if root else None)
-        finally:
-            for fd in fds:
-                os.close(fd)
+        self.proc = _spawn(argv, policy, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert self.proc.stdout is not None and self.proc.stderr is not None and self.proc.stdin is not None
         os.set_blocking(self.proc.stdout.fileno(), False)
         os.set_blocking(self.proc.stdin.fileno(), False)
         self._buffer = b""
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
         self._drain.start()
-
-    def _limits(self) -> None:
-        """Runs in the child before ``exec bwrap``: only async-signal-safe calls."""
-        p = self.policy
-        for which, value in ((resource.RLIMIT_CPU, p.cpu_seconds), (resource.RLIMIT_AS, p.memory_mb << 20),
-                             (resource.RLIMIT_NPROC, p.processes), (resource.RLIMIT_FSIZE, p.file_size_mb << 20),
-                             (resource.RLIMIT_NOFILE, p.open_files), (resource.RLIMIT_CORE, 0)):
-            resource.setrlimit(which, (value, value))
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
