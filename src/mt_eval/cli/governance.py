@@ -106,12 +106,41 @@ def policy(
         out.print(line, highlight=False)
 
 
+@governance_app.command("approve")
+def approve(
+    bundle: Annotated[str, opt("The bundle's sha256 (submission check and preflight print it).", "--bundle")],
+    share: Annotated[Path, opt("Your custodian share file (vault keygen --shares): proves which custodian "
+                               "approves; only its id is logged.", "--share")],
+    vault: Annotated[Path, opt("The vault (held by quorum) the run opens.", "--vault")],
+    segment: Annotated[str, opt("The secret segment the run may open.", "--segment")] = "gold_standard",
+    who: WhoOpt = None,
+    governance: GovernanceOpt = Path("governance"),
+) -> None:
+    """Approve one gold run of a bundle on a vault held by quorum, as one of its custodians.
+
+    The share must be one the vault's custody record committed to; the audit log records the bundle,
+    the segment and the custodian's id (never the share). sovereign run needs as many distinct
+    custodians' approvals as the vault's threshold since that bundle's last run on the segment, and
+    each run consumes them. Approving twice with one share is still one custodian.
+
+    Example: mt-eval governance approve --vault vault --bundle 3f2a… --segment gold_standard --share custodian-2.share
+    """
+    from mt_eval.sovereign.custody import approve as record_approval
+
+    custodian, digest = record_approval(governance, vault, share, bundle.strip(), segment, who)
+    out.print(f"custodian {custodian} approved one {escape(segment)} run of bundle {escape(bundle.strip()[:12])}… "
+              f"(audit event {digest[:12]})", highlight=False)
+
+
 @governance_app.command("card")
 def card(
     first: Annotated[str, typer.Argument(help="The run to publish: its full card's run_card_hash (or 8+ digits).")],
     second: Annotated[str, typer.Argument(help="The second run of the same bundle (§9.2 agreement).")],
-    identity: Annotated[Path, opt("A vault custodian's identity (opens the stored full cards).", "--identity", "-i")],
     key: Annotated[Path, opt("The governance signing key (mt-eval keys new).", "--key", "-k")],
+    identity: Annotated[Path | None, opt("A vault custodian's identity (opens the stored full cards).",
+                                         "--identity", "-i")] = None,
+    share: Annotated[list[Path] | None, opt("For a vault held by quorum: a custodian's share file, once per "
+                                            "custodian (instead of --identity).", "--share")] = None,
     out_file: Annotated[Path, opt("The public card to write (its signature goes beside it: .sig).",
                                   "--out", "-o")] = Path("public_card.json"),
     governance: GovernanceOpt = Path("governance"),
@@ -125,10 +154,11 @@ def card(
     Example: mt-eval governance card 3f2a9c1d 8b7e6a5f --identity custodian.key --key gov.key -o public_card.json
     """
     from mt_eval.runcard.signing import read_private_key
+    from mt_eval.sovereign.custody import opening_key
     from mt_eval.sovereign.public_card import agreed_public_card, write_public_card
 
     private = read_private_key(key)
-    public = agreed_public_card(governance, identity, first, second, private)
+    public = agreed_public_card(governance, opening_key(identity, share or []), first, second, private)
     path, sig = write_public_card(public, out_file, key)
     out.print(f"wrote {escape(str(path))} ({public['run_card_hash'][:12]}, composite "
               f"{public['scores'].get('composite')}) and its governance signature {escape(str(sig))}", highlight=False)

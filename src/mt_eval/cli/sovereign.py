@@ -102,7 +102,10 @@ def preflight(
 def run(
     bundle: Annotated[Path, opt("The bundle directory (its sha256 must have passed preflight).", "--bundle")],
     vault: Annotated[Path, opt("The sealed vault directory.", "--vault")],
-    identity: Annotated[Path, opt("A custodian identity file (mt-eval vault keygen).", "--identity")],
+    identity: Annotated[Path | None, opt("A custodian identity file (mt-eval vault keygen).", "--identity")] = None,
+    share: Annotated[list[Path] | None, opt("For a vault held by quorum: a custodian's share file, once per "
+                                            "custodian (as many as the threshold; each must have approved "
+                                            "this run: mt-eval governance approve).", "--share")] = None,
     segment: Annotated[str, opt("The secret segment to run on.", "--segment")] = "gold_standard",
     governance: GovernanceOpt = Path("governance"),
     result: ResultOpt = Path("RESULT.json"),
@@ -116,18 +119,22 @@ def run(
     RESULT.json: status (ok or an error class), scores at 2 decimals, breakdowns of groups of 10 or
     more, error counts per class, the sovereign block. The full card goes to the governance directory,
     encrypted; the sandbox report and the method's stderr to GOVERNANCE/sandbox-logs/ (never to the
-    submitter). Every run counts against the method's budget.
+    submitter). Every run counts against the method's budget. A vault held by quorum opens only with
+    --share files (the identity is rebuilt in memory) and after as many custodians' approvals of this
+    bundle and segment since its last run; the run consumes them.
 
     Example: mt-eval sovereign run --bundle B --vault vault --identity custodian.key --out RESULT.json
     """
     from mt_eval.sovereign.bundle import load_bundle
+    from mt_eval.sovereign.custody import identity_or_shares
     from mt_eval.sovereign.runner import run as run_gold
     from mt_eval.sovereign.runner import write_logs
     from mt_eval.sovereign.sandbox import load_policy
 
+    key = identity_or_shares(identity, share or [])
     found = load_bundle(bundle)
     egress = _egress(provider_url, provider_key_env, token_budget, cost_budget)
-    evaluation = run_gold(found, vault, identity, segment, governance, load_policy(governance), egress)
+    evaluation = run_gold(found, vault, key, segment, governance, load_policy(governance), egress)
     result.write_text(evaluation.released, encoding="utf-8")
     write_logs(evaluation, governance / "sandbox-logs" / evaluation.result["sovereign"]["audit_line_sha256"][:16])
     out.print(f"status {evaluation.result['status']}; result {escape(str(result))}")

@@ -1,6 +1,7 @@
-"""``mt-eval vault``: custodian keys, sealing a corpus's secret segments, rotation, inspection.
+"""``mt-eval vault``: custodian keys (whole, or shares of a quorum), sealing a corpus's secret segments,
+rotation, revoking a quorum's custodian, inspection.
 
-The work is in ``sovereign/vault.py``; the words in ``render/governance.py``.
+The work is in ``sovereign/vault.py`` and ``sovereign/custody.py``; the words in ``render/governance.py``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from mt_eval.cli.common import opt, out
+from mt_eval.errors import UserError
 
 vault_app = typer.Typer(help="Encrypted gold sets: secret segments sealed to custodians' age keys.",
                         no_args_is_help=True)
@@ -20,43 +22,76 @@ vault_app = typer.Typer(help="Encrypted gold sets: secret segments sealed to cus
 RecipientOpt = Annotated[list[str], opt("A custodian's public key (age1…, as vault keygen printed it); repeat "
                                         "for several custodians, each able to open the vault alone.",
                                         "--recipient", "-r")]
+ShareOpt = Annotated[list[Path], opt("A custodian's share file (vault keygen --shares); repeat once per "
+                                     "custodian, as many as the threshold.", "--share")]
 
 
 @vault_app.command("keygen")
-def keygen(out_file: Annotated[Path, opt("The identity file to write (mode 0600; never overwritten).",
-                                         "--out", "-o")]) -> None:
-    """Make a custodian identity (age X25519); its public recipient is the last line printed.
+def keygen(
+    out_path: Annotated[Path, opt("The identity file to write (mode 0600; never overwritten); with --shares, "
+                                  "the folder for the share files and custody.json.", "--out", "-o")],
+    shares: Annotated[int | None, opt("Split the identity into this many custodians' shares (never "
+                                      "written whole).", "--shares")] = None,
+    threshold: Annotated[int | None, opt("With --shares: how many shares open the vault.", "--threshold")] = None,
+) -> None:
+    """Make a custodian identity (age X25519), or a quorum's shares; the public recipient is the last line printed.
 
-    The file is the one age-keygen writes, so `age -d -i KEYFILE` opens a vault's secret.age too.
-    Keep it off the machines that run submissions, and out of every repository.
+    Without --shares the file is the one age-keygen writes, so `age -d -i KEYFILE` opens a vault's
+    secret.age too. With --shares N --threshold M the identity is split (Shamir, GF(256)) into
+    OUT/custodian-1.share … custodian-N.share, any M of which rebuild it, and OUT/custody.json, the
+    public record to seal with (vault seal --custody). Hand each custodian one share; keep them off the
+    machines that run submissions, and out of every repository.
 
-    Example: mt-eval vault keygen --out custodian.key
+    Example: mt-eval vault keygen --shares 5 --threshold 3 --out custody
     """
+    from mt_eval.sovereign.custody import RECORD_FILE
+    from mt_eval.sovereign.custody import keygen as deal
     from mt_eval.sovereign.vault import keygen as make
 
-    recipient = make(out_file)
-    out.print(f"wrote {escape(str(out_file))} (age identity, 0600); its public recipient:", highlight=False)
+    if shares is None and threshold is None:
+        recipient = make(out_path)
+        out.print(f"wrote {escape(str(out_path))} (age identity, 0600); its public recipient:", highlight=False)
+    elif shares is None or threshold is None:
+        raise UserError("--shares and --threshold go together (e.g. --shares 5 --threshold 3)")
+    else:
+        record = deal(out_path, shares, threshold)
+        recipient = record.recipient
+        out.print(f"wrote {shares} shares (any {threshold} open the vault) to {escape(str(out_path))}/custodian-"
+                  f"{{1..{shares}}}.share (0600) and the custody record {escape(str(out_path / RECORD_FILE))} "
+                  "(seal with --custody); the identity itself was written nowhere. Its public recipient:",
+                  highlight=False)
     out.print(recipient, highlight=False)
 
 
 @vault_app.command("seal")
 def seal(
     corpus: Annotated[Path, typer.Argument(help="The corpus whose secret segments to seal (.json, .jsonl, .tsv).")],
-    recipient: RecipientOpt,
     out_dir: Annotated[Path, opt("The vault folder to write (new or empty).", "--out", "-o")],
+    recipient: Annotated[list[str] | None, opt("A custodian's public key (age1…, as vault keygen printed it); "
+                                               "repeat for several custodians, each able to open the vault "
+                                               "alone.", "--recipient", "-r")] = None,
+    custody: Annotated[Path | None, opt("A quorum's custody record (custody.json from vault keygen --shares): "
+                                        "sealed to its recipient, opened by its threshold of shares only.",
+                                        "--custody")] = None,
     segments: Annotated[str, opt("Segments to keep secret, comma-separated.", "--segments")] = "gold_standard,held_out",
 ) -> None:
     """Seal the secret segments of a corpus: DIR/public.json (the rest, in clear) and DIR/secret.age.
 
     Secret entries (sources and references) are dropped from public.json and encrypted to every
-    --recipient; DIR/vault.json records both files' sha256, counts and recipients. The original
-    corpus is no longer needed on the evaluation machine.
+    --recipient (each custodian alone opens it), or with --custody to a quorum's split identity (M of
+    N shares open it, and gold runs need M custodians' approvals); DIR/vault.json records both files'
+    sha256, counts, recipients and the custody record. The original corpus is no longer needed on the
+    evaluation machine.
 
-    Example: mt-eval vault seal corpus.json --segments gold_standard,held_out --recipient age1… --out vault
+    Example: mt-eval vault seal corpus.json --segments gold_standard,held_out --custody custody/custody.json --out vault
     """
+    from mt_eval.sovereign.custody import read_record
     from mt_eval.sovereign.vault import seal as seal_corpus
 
-    sealed = seal_corpus(corpus, [s.strip() for s in segments.split(",") if s.strip()], recipient, out_dir)
+    record = read_record(custody) if custody is not None else None
+    recipients = recipient or ([record.recipient] if record is not None else [])  # seal refuses none
+    chosen = [s.strip() for s in segments.split(",") if s.strip()]
+    sealed = seal_corpus(corpus, chosen, recipients, out_dir, record.as_json() if record is not None else None)
     secret, public = sealed.manifest["secret"], sealed.manifest["public"]
     out.print(f"sealed {secret['entries']} secret entries to {len(sealed.recipients)} recipient(s) in "
               f"{escape(str(out_dir / secret['file']))}; {public['entries']} public entries in "
@@ -87,6 +122,39 @@ def rotate(
               "recipient(s)", highlight=False)
 
 
+@vault_app.command("revoke-custodian")
+def revoke_custodian(
+    vault: Annotated[Path, typer.Argument(help="The vault folder (held by quorum).")],
+    custodian: Annotated[int, opt("The custodian (share id) to remove.", "--custodian")],
+    share: ShareOpt,
+    out_dir: Annotated[Path, opt("The folder for the remaining custodians' new shares and custody.json.",
+                                 "--out", "-o")],
+    threshold: Annotated[int | None, opt("The new threshold (default: the old one, at most the custodians "
+                                         "left).", "--threshold")] = None,
+    who: Annotated[str | None, opt("Who does this (recorded in the audit log).", "--who")] = None,
+    governance: Annotated[Path, opt("The governance folder: its stored full cards are re-encrypted too, and "
+                                    "the revocation is logged.", "--governance")] = Path("governance"),
+) -> None:
+    """Remove a custodian of a quorum vault: re-seal it to a new identity dealt to the others.
+
+    The --share files (the threshold's worth) rebuild the identity in memory; a new one is split among
+    the remaining custodians (same ids, new share files in --out), and the vault's secret half and the
+    stored full cards are re-encrypted to it. The old shares, the revoked one's included, open neither
+    any more; copies of the old files (backups) still open with them: destroy them.
+
+    Example: mt-eval vault revoke-custodian vault --custodian 2 --share c1 --share c3 --share c4 --out custody2
+    """
+    from mt_eval.sovereign.custody import read_share
+    from mt_eval.sovereign.custody import revoke_custodian as revoke
+
+    record = revoke(vault, custodian, [read_share(p) for p in share], out_dir, governance, threshold, who)
+    ids = ", ".join(str(i) for i in sorted(record.commitments))
+    out.print(f"custodian {custodian} revoked; {escape(str(vault))} re-sealed to a new identity: custodians {ids} "
+              f"hold its new shares in {escape(str(out_dir))} (any {record.threshold} open it); its public "
+              "recipient:", highlight=False)
+    out.print(record.recipient, highlight=False)
+
+
 @vault_app.command("inspect")
 def inspect(
     vault: Annotated[Path, typer.Argument(help="The vault folder.")],
@@ -105,5 +173,9 @@ def inspect(
     else:
         for line in vault_lines(info):
             out.print(line, highlight=False)
+        if info.get("custody"):
+            record = info["custody"]
+            out.print(f"custody: any {record['threshold']} of custodians {', '.join(record['commitments'])} "
+                      f"(split {record['split']})", highlight=False)
     if not info["intact"]:
         raise typer.Exit(1)

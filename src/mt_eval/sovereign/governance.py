@@ -16,7 +16,10 @@ A governance directory (``--governance DIR``, default ``./governance``) holds
   history is as tamper-evident as the runs.
 
 Event kinds: ``run`` (a gold run: counted against its method's budget when its segment is secret,
-whatever its status), ``preflight``, ``publish``, ``revoke``, ``reinstate``, ``policy``.
+whatever its status), ``preflight``, ``publish``, ``revoke``, ``reinstate``, ``policy``, ``approve`` (a
+custodian of a quorum vault approves one gold run of a bundle on a segment: ``custody.py``; the next
+``run`` of that bundle and segment consumes it) and ``revoke_custodian`` (a custodian removed, the vault
+re-sealed to a new split).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from mt_eval.sovereign.policy import Policy, read_policy
 DEFAULT_DIR = Path("governance")
 LOG, HEAD, POLICY, LOCK = "audit.jsonl", "audit.head", "policy.toml", ".audit.lock"
 GENESIS = "0" * 64
-KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy")
+KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy", "approve", "revoke_custodian")
 SECRET_MARKERS = ("AGE-SECRET-KEY-", "PRIVATE KEY")  # an identity or a signing key never enters the log
 
 
@@ -275,6 +278,29 @@ class Governance:
         """Has this bundle (by sha256) a logged preflight with status ``ok``?"""
         return any(ev.get("kind") == "preflight" and ev.get("bundle_sha256") == bundle_sha256
                    and ev.get("status") == "ok" for ev in self.events())  # fmt: skip
+
+    # ------------------------------------------------------------ custody by quorum (custody.py)
+
+    def approve(self, bundle_sha256: str, segment: str, split: str, custodian: int, who: str | None = None) -> str:
+        """Log custodian ``custodian`` (a share id of custody split ``split``: never the share) approving
+        one gold run of ``bundle_sha256`` on ``segment``. ``custody.approve`` checks the share first."""
+        if len(bundle_sha256) != 64 or any(c not in "0123456789abcdef" for c in bundle_sha256):
+            raise UserError("--bundle: a bundle's sha256 is 64 lowercase hex digits (submission check prints it)")
+        return self.record({"kind": "approve", "bundle_sha256": bundle_sha256, "segment": segment, "split": split,
+                            "custodian": custodian, "who": who})
+
+    def approvals(self, bundle_sha256: str, segment: str, split: str) -> set[int]:
+        """The custodians of ``split`` who approved a run of this bundle on this segment since its last
+        ``run`` event there (whatever its status): each approval serves one run."""
+        approved: set[int] = set()
+        for ev in self.events():
+            if ev.get("bundle_sha256") != bundle_sha256 or ev.get("segment") != segment:
+                continue
+            if ev.get("kind") == "run":
+                approved.clear()
+            elif ev.get("kind") == "approve" and ev.get("split") == split and isinstance(ev.get("custodian"), int):
+                approved.add(ev["custodian"])
+        return approved
 
 
 # ---------------------------------------------------------------- the governance signature

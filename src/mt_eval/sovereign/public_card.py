@@ -32,6 +32,7 @@ from typing import Any
 
 import pyrage
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from pyrage import x25519
 
 from mt_eval.errors import UserError
 from mt_eval.runcard.io import write_card
@@ -154,13 +155,23 @@ def store_full_card(full_card: Mapping[str, Any], vault_dir: Path, governance_di
     return path
 
 
-def load_full_card(governance_dir: Path, run_card_hash: str, identity: Path) -> dict[str, Any]:
+CustodianIdentity = Path | Sequence[x25519.Identity]
+"""What opens the stored full cards: a custodian's age identity file, or identities already in memory
+(a quorum's reconstructed identity is never written to a file)."""
+
+
+def custodian_identities(identity: CustodianIdentity) -> list[x25519.Identity]:
+    """The age identities of ``identity`` (a file is read with ``vault.read_identities``' checks)."""
+    return read_identities(identity) if isinstance(identity, Path) else list(identity)
+
+
+def load_full_card(governance_dir: Path, run_card_hash: str, identity: CustodianIdentity) -> dict[str, Any]:
     """A stored full card, decrypted in memory with a custodian's identity and checked against its hash."""
     path = Path(governance_dir) / CARDS_DIR / f"{run_card_hash}.card.age"
     if not _HEX64.fullmatch(run_card_hash) or not path.is_file():
         raise UserError(f"no stored full card {run_card_hash[:16]}…", file=str(path.parent))
     try:
-        card = json.loads(pyrage.decrypt(path.read_bytes(), read_identities(identity)))
+        card = json.loads(pyrage.decrypt(path.read_bytes(), custodian_identities(identity)))
     except pyrage.DecryptError:
         raise UserError("cannot decrypt: not a recipient of this card, or the file was tampered",
                         file=str(path)) from None
@@ -182,7 +193,7 @@ def full_card_hash(governance_dir: Path, prefix: str) -> str:
     return found[0]
 
 
-def agreed_public_card(governance_dir: Path, identity: Path, first: str, second: str,
+def agreed_public_card(governance_dir: Path, identity: CustodianIdentity, first: str, second: str,
                        key: Path | Ed25519PrivateKey) -> dict[str, Any]:
     """The public card of run ``first``, made only when run ``second`` of the same bundle, sandbox and
     entries agrees with it within ±2 % (§9.2) and neither bundle nor method is revoked.
@@ -216,7 +227,7 @@ def agreed_public_card(governance_dir: Path, identity: Path, first: str, second:
     return public_card(a, block, key)
 
 
-def rotate_full_cards(governance_dir: Path, identity: Path, new_recipients: Sequence[str]) -> int:
+def rotate_full_cards(governance_dir: Path, identity: CustodianIdentity, new_recipients: Sequence[str]) -> int:
     """Re-encrypt every stored full card to ``new_recipients`` (``vault rotate`` does it with the vault:
     a retired custodian key must not keep opening the texts); returns how many. A card the identity
     cannot open is refused before anything is rewritten."""

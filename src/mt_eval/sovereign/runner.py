@@ -21,6 +21,7 @@ import signal
 import time
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from mt_eval.errors import UserError
 from mt_eval.methods.base import MethodIdentity, Translation
 from mt_eval.sovereign.broker import Broker, BrokerConfig
 from mt_eval.sovereign.bundle import Bundle
+from mt_eval.sovereign.custody import Share, gold_run_key
 from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.protocol import ProtocolError, parse_reply, request_line
 from mt_eval.sovereign.public_card import store_full_card
@@ -291,10 +293,13 @@ def preflight(bundle: Bundle, dataset: Dataset, governance_dir: Path, policy: Sa
     return evaluation
 
 
-def run(bundle: Bundle, vault_dir: Path, identity: Path, segment: str, governance_dir: Path,
+def run(bundle: Bundle, vault_dir: Path, identity: Path | Sequence[Share], segment: str, governance_dir: Path,
         policy: SandboxPolicy, egress: BrokerConfig | None = None) -> Evaluation:
     """A gold run: only a bundle whose sha256 passed preflight, within the governance budget; the result
-    passes the leak check before it is returned. The audit line records the released text's hash."""
+    passes the leak check before it is returned. The audit line records the released text's hash.
+
+    ``identity``: a custodian's identity file, or for a vault held by quorum the custodians' shares
+    (and then their approvals in the log: ``custody.gold_run_key``; the run's line consumes them)."""
     if seccomp_program() is None:  # without it a method can ptrace the sandbox's own init (docs/decisions.md §37)
         raise UserError("a gold run needs the seccomp filter, and libseccomp is not available here",
                         hint="apt-get install libseccomp2")
@@ -304,11 +309,13 @@ def run(bundle: Bundle, vault_dir: Path, identity: Path, segment: str, governanc
                         hint="mt-eval sovereign preflight BUNDLE --corpus PUBLIC first (any change to a file "
                              "changes the sha256)")
     gov.check_allowed(bundle.sha256, bundle.manifest.name)
-    dataset = open_segment(vault_dir, identity, segment)
+    key, custody = gold_run_key(vault_dir, identity, gov, bundle.sha256, segment)
+    dataset = open_segment(vault_dir, key, segment)
     evaluation = _evaluate(bundle, dataset, policy, egress, segment, False, gov.policy().organisation)
     secrets = SecretIndex([t for e in dataset.entries for t in (e.source, e.reference, *e.references)])
     event = {"kind": "run", "bundle_sha256": bundle.sha256, "method": bundle.manifest.name, "segment": segment,
-             "status": evaluation.result["status"], "run_card_hash": (evaluation.card or {}).get("run_card_hash")}
+             "status": evaluation.result["status"], "run_card_hash": (evaluation.card or {}).get("run_card_hash"),
+             **custody}
     try:
         leak_check(evaluation.released, secrets)
     except UserError:  # the run happened and counts; nothing is released

@@ -12,18 +12,28 @@ Benchmark Spec §2.3/§8: gold_standard and held_out entries (sources *and* refe
   the SHA-256s of the original corpus and of ``public.json`` (so the clear half cannot be swapped
   without re-encrypting);
 * ``vault.json``: the manifest: SHA-256 of both files, counts per segment, the recipients' *public*
-  keys, the original corpus's SHA-256 (which run cards of the full dataset record as ``dataset.sha256``).
+  keys, the original corpus's SHA-256 (which run cards of the full dataset record as ``dataset.sha256``),
+  and for a vault held by quorum its custody record (``custody``).
+
+Two kinds of custody. Sealed to several custodians' own identities (``keygen --out FILE`` each), the
+vault is 1-of-N: any one identity file opens it. Sealed with ``--custody`` to an identity that was
+split into shares and never written whole (``custody.py``, ``shamir.py``), it is M-of-N: the manifest
+records the threshold, the split and a commitment per share, ``_decrypt`` refuses an identity *file*
+whenever M > 1, and only the identity rebuilt in memory from M shares opens it (a gold run needs M
+custodians' approvals in the audit log as well: ``custody.gold_run_key``).
 
 ``open_vault`` checks both files against the manifest, decrypts in memory only (nothing decrypted is
 ever written) and returns the whole dataset as the original corpus loaded it. Why age rather than
-AES-256-GCM: several custodians each hold their own key (one recipient stanza each), there is no
-shared secret to hand around, the identity file is the one ``age-keygen`` writes (so ``age -d``
-opens a vault without mt-eval), and rotation is re-encryption to a new recipient list.
+AES-256-GCM: the recipient is a public key, so sealing needs no secret; the identity is the one
+``age-keygen`` writes (so ``age -d`` opens a vault without mt-eval, given the identity: rebuilt from
+shares for a quorum vault), and rotation is re-encryption to a new recipient list.
 
 What the hashes do not prove: age is not signed, so someone who can write the vault directory and
 knows the recipients' public keys can replace it wholesale with a consistent forgery; partial edits,
-truncation and swapped halves are caught. Rotation protects the new file only: a copy of the old
-``secret.age`` still opens with the old key.
+truncation and swapped halves are caught. The manifest is not signed either: deleting its custody record
+lets an identity file in again, which only matters to someone who already holds the whole identity.
+Rotation protects the new file only: a copy of the old ``secret.age`` still opens with the old key
+(or the old shares).
 """
 
 from __future__ import annotations
@@ -32,11 +42,11 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import pyrage
 from pydantic import ValidationError
@@ -52,6 +62,10 @@ MANIFEST_KIND, PAYLOAD_KIND = "mt-eval vault", "mt-eval vault secret"
 SECRET_PREFIX, RECIPIENT_PREFIX = "AGE-SECRET-KEY-1", "age1"
 DEFAULT_SEGMENTS = (Segment.GOLD_STANDARD.value, Segment.HELD_OUT.value)
 MAX_IDENTITY_BYTES = 64 * 1024
+
+VaultKey: TypeAlias = Path | Sequence[x25519.Identity]
+"""What opens a vault: a custodian's identity file, or identities held in memory (rebuilt from shares:
+never written to a file). The same shape as ``public_card.CustodianIdentity``, which opens full cards."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,12 @@ class SealedVault:
     @property
     def public_segments(self) -> dict[str, int]:
         return dict(self.manifest["public"]["segments"])
+
+    @property
+    def quorum(self) -> int:
+        """How many custodians it takes to open the vault (1: any recipient's identity file alone)."""
+        custody = self.manifest.get("custody")
+        return int(custody["threshold"]) if isinstance(custody, dict) else 1
 
 
 def _sha256(data: bytes) -> str:
@@ -147,6 +167,11 @@ def read_identities(path: Path) -> list[x25519.Identity]:
         raise UserError("the identity file holds a malformed AGE-SECRET-KEY", file=str(path)) from None
 
 
+def identities(key: VaultKey) -> list[x25519.Identity]:
+    """The identities ``key`` stands for: those of an identity file, or those held in memory."""
+    return read_identities(key) if isinstance(key, Path) else list(key)
+
+
 # ---------------------------------------------------------------- sealing
 
 
@@ -173,14 +198,19 @@ def _entry_json(entry: Entry) -> dict[str, Any]:
     return entry.model_dump(mode="json", exclude_defaults=True)
 
 
-def seal(corpus: Path, segments: Sequence[str], recipients: Sequence[str], out: Path) -> SealedVault:
+def seal(corpus: Path, segments: Sequence[str], recipients: Sequence[str], out: Path,
+         custody: Mapping[str, Any] | None = None) -> SealedVault:
     """Seal ``corpus``'s ``segments`` into the vault directory ``out`` (created; refused when it already
-    holds a vault or anything else), encrypted to every one of ``recipients``."""
+    holds a vault or anything else), encrypted to every one of ``recipients``; with a ``custody`` record
+    (``custody.CustodyRecord.as_json``), to its recipient alone, which the record's quorum holds."""
     chosen = _segments(segments)
     keys = parse_recipients(recipients)
     if not keys:
         raise UserError("--recipient: give at least one custodian's public key (age1…)",
                         hint="mt-eval vault keygen --out custodian.key prints one")
+    if custody is not None and [str(k) for k in keys] != [custody["recipient"]]:
+        raise UserError("a vault held by quorum is sealed to the custody record's recipient only (another "
+                        "recipient's identity alone would open it)", field="--recipient")
     dataset = load_corpus(corpus)
     secret = [e for e in dataset.entries if e.segment.value in chosen]
     public = [e for e in dataset.entries if e.segment.value not in chosen]
@@ -204,6 +234,7 @@ def seal(corpus: Path, segments: Sequence[str], recipients: Sequence[str], out: 
         "kind": MANIFEST_KIND, "version": 1, "dataset_id": dataset.info.id, "corpus_sha256": dataset.sha256,
         "corpus_file": Path(corpus).name, "sealed_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "recipients": [str(k) for k in keys], "secret_segments": chosen,
+        **({"custody": dict(custody)} if custody is not None else {}),
         "public": {"file": PUBLIC, "sha256": _sha256(public_bytes), "entries": len(public),
                    "segments": _counts(public)},
         "secret": {"file": SECRET, "sha256": _sha256(secret_bytes), "entries": len(secret),
@@ -233,7 +264,9 @@ def read_manifest(vault_dir: Path) -> SealedVault:
     ok = (isinstance(data, dict) and data.get("kind") == MANIFEST_KIND and data.get("version") == 1
           and all(isinstance(data.get(k), dict) and isinstance(data[k].get("sha256"), str)
                   and isinstance(data[k].get("segments"), dict) for k in ("public", "secret"))
-          and isinstance(data.get("recipients"), list) and isinstance(data.get("corpus_sha256"), str))  # fmt: skip
+          and isinstance(data.get("recipients"), list) and isinstance(data.get("corpus_sha256"), str)
+          and ("custody" not in data or (isinstance(data["custody"], dict)
+                                         and type(data["custody"].get("threshold")) is int)))  # fmt: skip
     if not ok:
         raise UserError(f"not a {MANIFEST_KIND} manifest, version 1", file=str(path))
     return SealedVault(vault_dir, data)
@@ -253,16 +286,20 @@ def _checked(vault: SealedVault, part: str) -> bytes:
     return data
 
 
-def _decrypt(vault: SealedVault, identity: Path) -> dict[str, Any]:
+def _decrypt(vault: SealedVault, identity: VaultKey) -> dict[str, Any]:
     """The secret payload, decrypted in memory and checked against the manifest and ``public.json``."""
-    identities = read_identities(identity)
+    if isinstance(identity, Path) and vault.quorum > 1:  # else the quorum is decorative
+        raise UserError(f"this vault is held by a quorum of {vault.quorum} custodians: an identity file alone "
+                        "does not open it", file=str(vault.path), hint="give --share FILE once per custodian")
+    keys = identities(identity)
     public_bytes, secret_bytes = _checked(vault, "public"), _checked(vault, "secret")
     where = str(vault.path / SECRET)
+    name = f"identity {identity.name}" if isinstance(identity, Path) else "the identity rebuilt from the shares"
     try:
-        clear = pyrage.decrypt(secret_bytes, identities)
+        clear = pyrage.decrypt(secret_bytes, keys)
     except pyrage.DecryptError as exc:
         if "no matching keys" in str(exc).lower():
-            raise UserError(f"identity {Path(identity).name} is not a recipient of this vault (wrong key)",
+            raise UserError(f"{name} is not a recipient of this vault (wrong key)",
                             file=where, hint="mt-eval vault inspect lists its recipients") from None
         raise UserError("cannot be decrypted: damaged or tampered", file=where) from None
     try:
@@ -289,7 +326,7 @@ def _secret_entries(payload: dict[str, Any], where: str) -> list[Entry]:
     return entries
 
 
-def open_vault(vault_dir: Path, identity: Path) -> Dataset:
+def open_vault(vault_dir: Path, identity: VaultKey) -> Dataset:
     """The whole dataset (public and secret entries, in the original corpus's order), in memory only.
 
     Its ``sha256`` is the original corpus's, so a card of the full dataset pins that corpus."""
@@ -307,7 +344,7 @@ def open_vault(vault_dir: Path, identity: Path) -> Dataset:
                    path=str(vault.path))
 
 
-def open_segment(vault_dir: Path, identity: Path, segment: str) -> Dataset:
+def open_segment(vault_dir: Path, identity: VaultKey, segment: str) -> Dataset:
     """Only ``segment``'s entries of the vault (``UserError`` when it has none)."""
     (name,) = _segments([segment])
     full = open_vault(vault_dir, identity)
@@ -318,9 +355,11 @@ def open_segment(vault_dir: Path, identity: Path, segment: str) -> Dataset:
     return full.model_copy(update={"entries": entries})
 
 
-def rotate(vault_dir: Path, identity: Path, new_recipients: Sequence[str]) -> SealedVault:
+def rotate(vault_dir: Path, identity: VaultKey, new_recipients: Sequence[str],
+           custody: Mapping[str, Any] | None = None) -> SealedVault:
     """Re-encrypt the secret half to ``new_recipients`` (opened with ``identity``, one of the current
-    recipients). The public half is untouched; the manifest records the new recipients and hash."""
+    recipients). The public half is untouched; the manifest records the new recipients and hash, and
+    ``custody`` as the custody record (``None``: none, the new recipients are plain custodians)."""
     keys = parse_recipients(new_recipients)
     if not keys:
         raise UserError("--recipient: give at least one new recipient (age1…)")
@@ -329,6 +368,11 @@ def rotate(vault_dir: Path, identity: Path, new_recipients: Sequence[str]) -> Se
     secret_bytes = pyrage.encrypt(_json_bytes(payload), keys)
     manifest = dict(vault.manifest)
     manifest["recipients"] = [str(k) for k in keys]
+    manifest.pop("custody", None)
+    if custody is not None:
+        if manifest["recipients"] != [custody["recipient"]]:
+            raise UserError("a vault held by quorum is encrypted to the custody record's recipient only")
+        manifest["custody"] = dict(custody)
     manifest["secret"] = {**manifest["secret"], "sha256": _sha256(secret_bytes)}
     manifest["rotated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     # The manifest goes first: a crash between the two writes leaves a vault that refuses to open
@@ -348,6 +392,6 @@ def inspect(vault_dir: Path) -> dict[str, Any]:
         except UserError as exc:
             problems.append(exc.one_line())
     keep = ("dataset_id", "corpus_sha256", "sealed_at", "rotated_at", "recipients", "secret_segments",
-            "public", "secret")  # fmt: skip
+            "custody", "public", "secret")  # fmt: skip
     return {**{k: vault.manifest[k] for k in keep if k in vault.manifest}, "path": str(vault.path),
             "intact": not problems, "problems": problems}
