@@ -8,6 +8,7 @@ identity in every file and log line written. No sandbox starts here (``test_cust
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 from pathlib import Path
@@ -176,6 +177,15 @@ def test_mistyped_foreign_repeated_or_altered_shares_are_refused(
         custody.read_share(exposed)
     with pytest.raises(UserError, match="not a custody share"):
         custody.parse_share("format: mt-eval custody share v1\n", "short")
+    # the checksum as documented (16 hex digits of SHA-256 over the field lines) holds for a written share,
+    # and a field that passes it but is not an ASCII number between 1 and 255 is still refused
+    fields = custody.read_share(paths[0]).fields()
+    body = "".join(f"{k}: {v}\n" for k, v in fields.items())
+    assert f"checksum: {hashlib.sha256(body.encode()).hexdigest()[:16]}\n" in paths[0].read_text()
+    for odd in ("²", "0", "256"):
+        body = "".join(f"{k}: {v}\n" for k, v in {**fields, "share": odd}.items())
+        with pytest.raises(UserError, match="malformed fields"):
+            custody.parse_share(body + f"checksum: {hashlib.sha256(body.encode()).hexdigest()[:16]}\n", "odd")
 
 
 def test_a_quorum_vault_refuses_an_identity_file(dealt: tuple[custody.CustodyRecord, list[Path]],

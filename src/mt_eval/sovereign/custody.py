@@ -55,6 +55,7 @@ FIELDS = ("format", "recipient", "split", "share", "threshold", "shares", "data"
 _HEX = re.compile(r"(?:[0-9a-f]{2})+")
 _SPLIT = re.compile(r"[0-9a-f]{32}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+_ID = re.compile(r"[1-9][0-9]{0,2}")  # ASCII digits only (str.isdigit takes "²", which int() refuses)
 MAX_SHARE_BYTES = 4096
 
 
@@ -90,6 +91,11 @@ class Share:
                 + "".join(f"{k}: {v}\n" for k, v in fields.items()) + f"checksum: {_checksum(fields)}\n")
 
 
+def _is_id(text: str) -> bool:
+    """A share id, threshold or count: 1..255 (the points of GF(256) other than 0, which is the secret)."""
+    return _ID.fullmatch(text) is not None and int(text) <= 255
+
+
 def _checksum(fields: Mapping[str, str]) -> str:
     return hashlib.sha256("".join(f"{k}: {fields[k]}\n" for k in FIELDS).encode()).hexdigest()[:16]
 
@@ -112,7 +118,7 @@ def parse_share(text: str, where: str) -> Share:
     if _checksum(raw) != raw["checksum"]:
         raise UserError("checksum does not match: the share was mistyped or damaged; refused", file=where)
     ok = (_SPLIT.fullmatch(raw["split"]) and _HEX.fullmatch(raw["data"])
-          and all(raw[k].isdigit() and 1 <= int(raw[k]) <= 255 for k in ("share", "threshold", "shares")))  # fmt: skip
+          and all(_is_id(raw[k]) for k in ("share", "threshold", "shares")))  # fmt: skip
     if not ok or int(raw["threshold"]) > int(raw["shares"]):
         raise UserError("a custody share with malformed fields (split, share, threshold, shares or data)", file=where)
     parse_recipient(raw["recipient"])
@@ -155,7 +161,7 @@ class CustodyRecord:
         ok = (isinstance(data, dict) and data.get("kind") == RECORD_KIND and data.get("version") == 1
               and isinstance(data.get("recipient"), str) and _SPLIT.fullmatch(str(data.get("split")))
               and isinstance(commitments, dict) and commitments
-              and all(k.isdigit() and 1 <= int(k) <= 255 and _SHA256.fullmatch(str(v)) for k, v in commitments.items())
+              and all(_is_id(k) and _SHA256.fullmatch(str(v)) for k, v in commitments.items())
               and type(data.get("threshold")) is int and 1 <= data["threshold"] <= len(commitments))  # fmt: skip
         if not ok:
             raise UserError(f"not a {RECORD_KIND} record, version 1 (recipient, split, threshold, commitments)",
