@@ -237,3 +237,73 @@ def promote(
         promoted = promote_reviewed(store, private)
     out.print(f"{len(promoted)} sovereign card(s) now community-validated"
               + "".join(f"\n  {h}" for h in promoted), highlight=False)
+
+
+@governance_app.command("rank")
+def rank_gold_runs(
+    cards: Annotated[list[Path], typer.Argument(help="The public sovereign cards to rank (governance card wrote "
+                                                     "them; each names its full card).")],
+    vault: Annotated[Path, opt("The vault the gold runs opened.", "--vault")],
+    key: Annotated[Path, opt("The governance signing key (mt-eval keys new).", "--key", "-k")],
+    identity: Annotated[Path | None, opt("A vault custodian's identity (opens the stored full cards).",
+                                         "--identity", "-i")] = None,
+    share: Annotated[list[Path] | None, opt("For a vault held by quorum: a custodian's share file, once per "
+                                            "custodian (instead of --identity).", "--share")] = None,
+    segment: Annotated[str, opt("The secret segment the runs scored.", "--segment")] = "gold_standard",
+    out_file: Annotated[Path, opt("The ranking to write (its signature goes beside it: .sig).",
+                                  "--out", "-o")] = Path("clusters.json"),
+    resamples: Annotated[int, opt("Paired bootstrap resamples (the leaderboard's: 1000).", "--resamples")] = 1000,
+    governance: GovernanceOpt = Path("governance"),
+) -> None:
+    """Rank public sovereign cards of one vault into significance clusters, sealed and signed.
+
+    Opens each card's full card (stored encrypted here), takes its per-entry statistics only when the
+    rebuild from its results is the statistics the run sealed, and runs the leaderboard's tests on them
+    (paired bootstrap on the composite between neighbours, Holm). The document names each card's
+    cluster and rank range only: no p-value, difference or per-entry value (at most log2(k) bits per
+    card among k). Publish it with: mt-eval governance publish-ranking clusters.json --db DB
+
+    Example: mt-eval governance rank a.json b.json c.json --vault vault --identity custodian.key --key gov.key
+    """
+    from mt_eval.errors import UserError
+    from mt_eval.runcard.signing import key_signer
+    from mt_eval.sovereign.custody import opening_key
+    from mt_eval.sovereign.governance import Governance
+    from mt_eval.sovereign.ranking import gold_runs, ranking_document, write_ranking
+
+    organisation = Governance(governance).policy().organisation
+    if not organisation:
+        raise UserError("the governance policy names no organisation",
+                        hint='mt-eval governance policy --organisation "NAME"')
+    runs = gold_runs(cards, governance, vault, opening_key(identity, share or []), segment)
+    document = ranking_document(runs, organisation, key, n_resamples=resamples)
+    path, sig = write_ranking(document, out_file, key, key_signer(key))
+    for line in document["cards"]:
+        out.print(f"  {line['rank']:>7}  cluster {line['cluster']}  {line['run_card_hash'][:12]}", highlight=False)
+    out.print(f"wrote {escape(str(path))} ({document['ranking_sha256'][:12]}: {document['systems']} cards of "
+              f"{escape(organisation)}) and its governance signature {escape(str(sig))}", highlight=False)
+
+
+@governance_app.command("publish-ranking")
+def publish_ranking(
+    ranking: Annotated[Path, typer.Argument(help="A ranking written by governance rank (with its .sig).")],
+    db: DbOpt = None,
+) -> None:
+    """Publish a signed sovereign ranking: the leaderboard then ranks those sovereign cards by its clusters.
+
+    Refused (exit 1, nothing written) unless its seal holds, it is signed by the governance key it
+    names, that key is registered here to the organisation it names, and every card it names is a
+    published sovereign card of that organisation on its dataset. The cards appear as their own
+    ranked board ("sovereign") after their dataset's board: compared among themselves only.
+
+    Example: mt-eval governance publish-ranking clusters.json --db board.db
+    """
+    from mt_eval.sovereign.ranking import read_ranking
+    from mt_eval.store import open_store
+    from mt_eval.store.sovereign import publish_ranking as publish
+
+    signed = read_ranking(ranking)
+    with open_store(db) as store:
+        result = publish(store, signed)
+    out.print(f"{escape(result.path)}: {result.status} ({result.ranking_sha256[:12]}, {result.cards} sovereign "
+              f"cards ranked, signed by {escape(result.organisation)})", highlight=False)

@@ -73,6 +73,9 @@ def render(boards: Sequence[RankedBoard], console: Console) -> None:
     absent: set[str] = set()
     for board in boards:
         title = f"{escape(board.dataset_id)} ({board.dataset_sha256[:12]})"
+        if board.signed is not None:  # a sovereign tier: ranked by its organisation's signed clusters
+            title += (f" · sovereign, clusters signed by {escape(board.signed.organisation)} "
+                      f"(ranking {board.signed.ranking_sha256[:12]}, {board.signed.systems} cards)")
         for rows, heading, ranked in ((board.rows, f"{len(board.rows)} ranked", True),
                                       (board.unranked, "not comparable with the ranked cards", False)):
             if rows:

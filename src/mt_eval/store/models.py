@@ -348,3 +348,34 @@ class LoginAttempt(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(300))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# Sovereign rankings (mt_eval.sovereign.ranking): the governance organisation's signed significance clusters of
+# its public sovereign cards, which the store cannot compute itself (those cards carry no per-entry statistics).
+
+
+class SovereignRanking(Base):
+    """A signed ranking document as published: who signed it, for which dataset, the document and signature."""
+
+    __tablename__ = "sovereign_rankings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ranking_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    organisation: Mapped[str] = mapped_column(String(200))
+    key_id: Mapped[str] = mapped_column(String(64))
+    dataset_sha256: Mapped[str] = mapped_column(String(64), index=True)
+    entry_ids_sha256: Mapped[str] = mapped_column(String(64))
+    document: Mapped[dict[str, object]] = mapped_column(JSON)
+    signature: Mapped[dict[str, object]] = mapped_column(JSON)
+    published_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SovereignRank(Base):
+    """One card's place in a signed ranking: its cluster (from 1) and rank range ("1–2")."""
+
+    __tablename__ = "sovereign_ranks"
+
+    ranking_id: Mapped[int] = mapped_column(ForeignKey("sovereign_rankings.id", ondelete="CASCADE"), primary_key=True)
+    card_id: Mapped[int] = mapped_column(ForeignKey("run_cards.id", ondelete="CASCADE"), primary_key=True, index=True)
+    cluster: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[str] = mapped_column(String(20))

@@ -74,16 +74,18 @@ def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLE
 
 
 def store_stamp(store: Store) -> tuple[object, ...]:
-    """(cards, highest card id, ratings, highest rating id, latest rating time): changes whenever a card
-    is published or removed, or a review rating is stored (the §7.2 gate moves a card's shown tier), so
-    a board computed for one stamp may be reused until the stamp changes. Aggregates on primary keys."""
-    from mt_eval.store.models import ReviewRating
+    """(cards, highest card id, ratings, highest rating id, latest rating time, highest sovereign ranking id):
+    changes whenever a card is published or removed, a review rating is stored (the §7.2 gate moves a card's
+    shown tier) or a signed sovereign ranking is published (it ranks sovereign cards), so a board computed
+    for one stamp may be reused until the stamp changes. Aggregates on primary keys."""
+    from mt_eval.store.models import ReviewRating, SovereignRanking
 
     with store.session() as session:
         count, highest = session.execute(select(func.count(Card.id), func.max(Card.id))).one()
         rated = session.execute(select(func.count(ReviewRating.id), func.max(ReviewRating.id),
                                        func.max(ReviewRating.rated_at))).one()
-    return int(count or 0), int(highest or 0), *tuple(rated)
+        ranking = session.scalar(select(func.max(SovereignRanking.id)))
+    return int(count or 0), int(highest or 0), *tuple(rated), int(ranking or 0)
 
 
 def complete_hashes(session: Session, hashes: Sequence[str]) -> set[str]:

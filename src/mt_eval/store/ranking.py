@@ -14,14 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mt_eval.store.models import Card, CardStatistics
-from mt_eval.store.query import BoardRow
+from mt_eval.store.models import Card, CardStatistics, SovereignRank, SovereignRanking
+from mt_eval.store.query import BoardRow, utc
+
+if TYPE_CHECKING:
+    from mt_eval.runcard.statistics import StoredStatistics
 
 N_RESAMPLES = 1000
 ALPHA = 0.05
@@ -39,15 +43,29 @@ class AdjacentTest:
     significant: bool
 
 
+@dataclass(frozen=True)
+class SignedClusters:
+    """Whose ranking a board shows when the store could not test its cards: a governance organisation's
+    signed clusters of its sovereign cards (``sovereign.ranking``), computed where their texts are."""
+
+    organisation: str
+    ranking_sha256: str
+    key_id: str
+    systems: int
+    published_at: datetime
+
+
 @dataclass
 class RankedBoard:
-    """One dataset's ranked group (best composite first), its tests, and the cards set apart."""
+    """One dataset's ranked group (best composite first), its tests, and the cards set apart; ``signed``:
+    a sovereign tier of the dataset, ranked by a published signed ranking (no tests of its own)."""
 
     dataset_id: str
     dataset_sha256: str
     rows: list[BoardRow]
     tests: list[AdjacentTest]
     unranked: list[BoardRow]
+    signed: SignedClusters | None = None
 
 
 def comparability_key(row: BoardRow) -> tuple[str, ...]:
@@ -97,7 +115,9 @@ def _apart(row: BoardRow, reason: str) -> BoardRow:
 
 
 def rank(session: Session, rows: Sequence[BoardRow], *, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
-    """Rank ``rows`` (already filtered) into boards with significance clusters."""
+    """Rank ``rows`` (already filtered) into boards with significance clusters; sovereign cards that a
+    published signed ranking places form their own board after their dataset's (``signed_boards``)."""
+    signed, rows = signed_boards(session, rows)
     tested = with_statistics(session, [r.run_card_hash for r in rows])
     boards = []
     for ranked, apart in split_groups(rows):
@@ -110,31 +130,90 @@ def rank(session: Session, rows: Sequence[BoardRow], *, n_resamples: int = N_RES
         assign_ranks(ordered, [t.significant for t in tests])
         first = ordered[0] if ordered else apart[0]
         boards.append(RankedBoard(first.dataset_id, first.dataset_sha256, ordered, tests, apart))
+    for board in signed:  # after the last board of the same dataset, else at the end
+        at = max((i + 1 for i, b in enumerate(boards) if b.dataset_sha256 == board.dataset_sha256), default=len(boards))
+        boards.insert(at, board)
     return boards
+
+
+def signed_boards(session: Session, rows: Sequence[BoardRow]) -> tuple[list[RankedBoard], list[BoardRow]]:
+    """The rows a published sovereign ranking places, one board per ranking with its signed rank ranges
+    (best cluster first; within one, by composite then hash: that order is not evidence), and the other rows.
+
+    Sovereign cards are compared among themselves only: the store holds no statistics to test them against a
+    self-run card. Per dataset, entries and organisation the newest ranking counts; a card it does not name
+    stays with the others (set apart: no per-entry statistics). The ranks are those among all the ranking's
+    cards, also when filters show fewer of them."""
+    by_hash = {r.run_card_hash: r for r in rows}
+    if not by_hash:
+        return [], list(rows)
+    found = session.execute(select(SovereignRanking.id, SovereignRanking.dataset_sha256,
+                                   SovereignRanking.entry_ids_sha256, SovereignRanking.organisation,
+                                   SovereignRanking.ranking_sha256, SovereignRanking.key_id,
+                                   SovereignRanking.published_at, SovereignRanking.document)
+                            .where(SovereignRanking.dataset_sha256.in_({r.dataset_sha256 for r in rows}))
+                            .order_by(SovereignRanking.id)).all()  # fmt: skip
+    newest = {(f.dataset_sha256, f.entry_ids_sha256, f.organisation): f for f in found}  # the last id wins
+    places = session.execute(select(SovereignRank.ranking_id, Card.run_card_hash, SovereignRank.cluster,
+                                    SovereignRank.rank)
+                             .join(Card, Card.id == SovereignRank.card_id)
+                             .where(SovereignRank.ranking_id.in_([f.id for f in newest.values()]),
+                                    Card.run_card_hash.in_(list(by_hash)))).all()  # fmt: skip
+    members: dict[int, list[tuple[int, BoardRow]]] = {}
+    for ranking_id, digest, cluster, label in places:
+        by_hash[digest].rank, by_hash[digest].unranked_reason = label, None
+        members.setdefault(ranking_id, []).append((cluster, by_hash[digest]))
+    boards = []
+    for f in newest.values():
+        if f.id not in members:
+            continue
+        ordered = [r for _, r in sorted(members[f.id], key=lambda m: (m[0], -(m[1].composite or 0.0),
+                                                                        m[1].run_card_hash))]  # fmt: skip
+        signed = SignedClusters(f.organisation, f.ranking_sha256, f.key_id, int(as_card(f.document)["systems"]),
+                                utc(f.published_at))
+        boards.append(RankedBoard(ordered[0].dataset_id, f.dataset_sha256, ordered, [], [], signed))
+    taken = {r.run_card_hash for b in boards for r in b.rows}
+    return boards, [r for r in rows if r.run_card_hash not in taken]
 
 
 def assign_ranks(ordered: Sequence[BoardRow], breaks: Sequence[bool]) -> None:
     """Rank ranges from the significant steps: ``breaks[i]`` separates ``ordered[i]`` and ``ordered[i+1]``."""
+    for row, (_, label) in zip(ordered, clusters(len(ordered), breaks), strict=True):
+        row.rank = label
+
+
+def clusters(n: int, breaks: Sequence[bool]) -> list[tuple[int, str]]:
+    """(cluster number from 1, rank range) of each of ``n`` systems in composite order, from the
+    significant steps between neighbours (``breaks[i]`` separates systems ``i`` and ``i + 1``)."""
+    out: list[tuple[int, str]] = []
     start = 0
-    for i in range(len(ordered)):
-        if i == len(ordered) - 1 or breaks[i]:
+    for i in range(n):
+        if i == n - 1 or breaks[i]:
             label = str(start + 1) if i == start else f"{start + 1}–{i + 1}"
-            for row in ordered[start : i + 1]:
-                row.rank = label
+            out += [(len({c for c, _ in out}) + 1, label)] * (i + 1 - start)
             start = i + 1
+    return out
 
 
 def adjacent_tests(session: Session, ordered: Sequence[BoardRow], *, n_resamples: int) -> list[AdjacentTest]:
     """Paired bootstrap on the composite between neighbours, from the stored statistics; Holm across them."""
-    from mt_eval.comparison import compare
     from mt_eval.runcard.statistics import decode
-    from mt_eval.stats import holm
 
     cards, blobs = load_cards(session, [r.run_card_hash for r in ordered])
     stored = {h: decode(blobs[h], cards[h]["statistics"]) for h in cards}
+    return paired_tests([r.run_card_hash for r in ordered], cards, stored, n_resamples=n_resamples)
+
+
+def paired_tests(ordered: Sequence[str], cards: Mapping[str, Mapping[str, Any]],
+                 stored: Mapping[str, StoredStatistics], *, n_resamples: int) -> list[AdjacentTest]:
+    """The tests of ``adjacent_tests`` between the cards named by ``ordered`` (hashes, best composite
+    first), given each card and its per-entry statistics: the store's sidecars, or the statistics the
+    governance machine rebuilds from a sovereign run's full card (``sovereign.ranking``)."""
+    from mt_eval.comparison import compare
+    from mt_eval.stats import holm
+
     raw = []
-    for better, worse in pairwise(ordered):
-        a, b = better.run_card_hash, worse.run_card_hash
+    for a, b in pairwise(ordered):
         result = compare([cards[a], cards[b]], statistics=[stored[a], stored[b]], metrics=["composite"],
                          n_resamples=n_resamples, alpha=ALPHA, correction="none", names=[a[:12], b[:12]],
                          sources=[a, b])  # fmt: skip

@@ -20,10 +20,10 @@ private store); ``promote_reviewed`` then makes it ``community-validated``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -34,8 +34,11 @@ from mt_eval.runcard.seal import card_hash
 from mt_eval.runcard.signing import SignatureCheck, check_card_signatures
 from mt_eval.store.db import Store, StoreError
 from mt_eval.store.keys import lookup
-from mt_eval.store.models import Card
+from mt_eval.store.models import Card, SovereignRank, SovereignRanking
 from mt_eval.store.publish import CardRefused, PublishResult, add_signatures, insert_card
+
+if TYPE_CHECKING:
+    from mt_eval.sovereign.ranking import RankedCard, SignedRanking
 
 SOVEREIGN = "sovereign"
 COMMUNITY_VALIDATED = "community-validated"
@@ -95,16 +98,22 @@ def _signer_in(session: Any, item: PendingSovereign) -> str:
     valid = [c.signature.key_id for c in item.signatures if named is None or c.signature.key_id == named]
     if not valid:
         raise CardRefused(f"refused: not signed by the governance key the card names ({named})", file=item.path)
+    return _registered_owner(session, valid, organisation, item.path)
+
+
+def _registered_owner(session: Any, valid: Sequence[str], organisation: str, path: str) -> str:
+    """``organisation`` when one of the keys ``valid`` (each made a valid signature) is registered here,
+    unrevoked, to it; else ``CardRefused`` saying why not."""
     known = lookup(session, valid)
     active = [known[k] for k in valid if k in known and known[k].active]
     if not active:
         revoked = [k for k in valid if k in known]
         why = f"key {revoked[0]} was revoked" if revoked else f"key {valid[0]} is not registered in this store"
         raise CardRefused(f"refused: {why} (the organisation registers it: mt-eval keys register GOV.pub "
-                          f"--submitter {organisation!r})", file=item.path)  # fmt: skip
+                          f"--submitter {organisation!r})", file=path)  # fmt: skip
     if organisation not in {k.submitter for k in active}:
-        raise CardRefused(f"refused: signed by {', '.join(sorted({k.submitter for k in active}))}, but the card "
-                          f"names the organisation {organisation!r}", file=item.path)
+        raise CardRefused(f"refused: signed by {', '.join(sorted({k.submitter for k in active}))}, but it "
+                          f"names the organisation {organisation!r}", file=path)
     return organisation
 
 
@@ -160,3 +169,70 @@ def promote_reviewed(store: Store, review_store: Store | None = None) -> list[st
             if row.run_card_hash in promoted:
                 row.verification_tier = COMMUNITY_VALIDATED
         return promoted
+
+
+@dataclass(frozen=True)
+class RankingPublished:
+    """What ``publish_ranking`` did: ``inserted`` or ``already published``."""
+
+    path: str
+    ranking_sha256: str
+    status: str
+    organisation: str
+    cards: int
+
+
+def publish_ranking(store: Store, ranking: SignedRanking) -> RankingPublished:
+    """Store a governance organisation's signed ranking of its sovereign cards (``sovereign.ranking``): the
+    leaderboard then ranks those cards by its clusters (``store.ranking.signed_boards``).
+
+    ``read_ranking`` has checked the seal and the signature by the key the document names; here that key must
+    be registered to the organisation it names and unrevoked (as for its public cards), and every card it names
+    must be in this store: a sovereign card of that organisation, on the document's dataset and entries, made
+    from the full card the ranking tested, all comparable (§4.1). Anything else refuses the whole document
+    (``CardRefused``, exit 1) and nothing is written; a replay changes nothing."""
+    hashes = [c.run_card_hash for c in ranking.cards]
+    try:
+        with store.session() as session:
+            owner = _registered_owner(session, [ranking.signature.key_id], ranking.organisation, ranking.path)
+            found = session.scalar(select(SovereignRanking.id)
+                                   .where(SovereignRanking.ranking_sha256 == ranking.sha256))  # fmt: skip
+            if found is not None:
+                return RankingPublished(ranking.path, ranking.sha256, "already published", owner, len(hashes))
+            rows = {r.run_card_hash: r for r in session.scalars(select(Card).where(Card.run_card_hash.in_(hashes)))}
+            for line in ranking.cards:
+                _check_ranked(rows.get(line.run_card_hash), line, ranking)
+            if len({(r.profile, r.composite_rule, r.metric_set) for r in rows.values()}) != 1:
+                raise CardRefused("refused: the cards it ranks are not comparable in this store (profile, composite "
+                                  "rule or available metrics differ)", file=ranking.path)
+            ds = ranking.dataset
+            record = SovereignRanking(
+                ranking_sha256=ranking.sha256, organisation=owner, key_id=ranking.signature.key_id,
+                dataset_sha256=str(ds["sha256"]), entry_ids_sha256=str(ds["entry_ids_sha256"]),
+                document=ranking.document, signature=asdict(ranking.signature), published_at=datetime.now(UTC))
+            session.add(record)
+            session.flush()
+            session.add_all(SovereignRank(ranking_id=record.id, card_id=rows[c.run_card_hash].id, cluster=c.cluster,
+                                          rank=c.rank) for c in ranking.cards)  # fmt: skip
+    except IntegrityError:
+        raise StoreError("the ranking was published concurrently by someone else; nothing written, run again") from None
+    return RankingPublished(ranking.path, ranking.sha256, "inserted", owner, len(hashes))
+
+
+def _check_ranked(row: Card | None, line: RankedCard, ranking: SignedRanking) -> None:
+    """``CardRefused`` unless ``row`` is the sovereign card ``line`` names, of the ranking's organisation,
+    dataset and full card."""
+    short = f"card {line.run_card_hash[:12]}…"
+    if row is None:
+        raise CardRefused(f"refused: {short} is not in this store (publish it first: mt-eval governance publish "
+                          "CARD)", file=ranking.path)
+    block = row.card.get("sovereign")
+    if not isinstance(block, Mapping):
+        raise CardRefused(f"refused: {short} is not a sovereign card; a signed ranking places sovereign cards only",
+                          file=ranking.path)
+    if str(block.get("organisation", "")).strip() != ranking.organisation:
+        raise CardRefused(f"refused: {short} is not a card of {ranking.organisation!r}", file=ranking.path)
+    if block.get("full_run_card_hash") != line.full_run_card_hash:
+        raise CardRefused(f"refused: {short} was not made from the full card the ranking tested", file=ranking.path)
+    if (row.dataset_sha256, row.entry_ids_sha256) != (ranking.dataset["sha256"], ranking.dataset["entry_ids_sha256"]):
+        raise CardRefused(f"refused: {short} is of another dataset or entries than the ranking", file=ranking.path)
