@@ -330,3 +330,21 @@ def test_cli_keygen_shares_seal_and_inspect(sovereign_corpus: Path, tmp_path: Pa
     identity = custody.reconstruct(two, custody.record_of(vault.read_manifest(tmp_path / "v")))
     assert len(vault.open_vault(tmp_path / "v", [identity]).entries) == 200
     assert sorted(os.listdir(tmp_path / "c")) == [f"custodian-{i}.share" for i in (1, 2, 3)] + ["custody.json"]
+
+
+def test_plain_rotation_of_a_quorum_vault_is_refused_before_any_card_changes(
+        dealt: tuple[custody.CustodyRecord, list[Path]], quorum_vault: Path,
+        custodians: list[vault_fixtures.Custodian], tmp_path: Path) -> None:
+    record, paths = dealt
+    work, gov_dir = copy_vault(quorum_vault, tmp_path / "vault"), tmp_path / "gov"
+    card = seal_card({"method": {"name": "acme-mt"}, "results": [{"source": "secret text"}], "scores": {}})
+    stored = store_full_card(card, work, gov_dir)
+    before = stored.read_bytes()
+    saved = tmp_path / "rebuilt.key"  # the identity, rebuilt once and kept: it opens the cards, not the vault
+    old = custody.reconstruct(shares_of(paths, (1, 2, 3)), record)
+    saved.write_text(f"{old}\n")
+    saved.chmod(0o600)
+    rotated = CliRunner().invoke(app, ["vault", "rotate", str(work), "--identity", str(saved), "--recipient",
+                                       custodians[0].recipient, "--governance", str(gov_dir)])
+    assert rotated.exit_code == 2 and "held by a quorum of 3 custodians" in rotated.output
+    assert stored.read_bytes() == before and load_full_card(gov_dir, card["run_card_hash"], [old]) == card

@@ -114,8 +114,10 @@ def rotate(
     Example: mt-eval vault rotate vault --identity old.key --recipient age1new…
     """
     from mt_eval.sovereign.public_card import rotate_full_cards
+    from mt_eval.sovereign.vault import check_custody, read_manifest
     from mt_eval.sovereign.vault import rotate as rotate_vault
 
+    check_custody(read_manifest(vault), identity)  # a quorum vault refuses the file: before any card changes
     cards = rotate_full_cards(governance, identity, recipient)  # first: it refuses before anything changes
     sealed = rotate_vault(vault, identity, recipient)
     out.print(f"re-encrypted {escape(str(vault))} and {cards} stored full card(s) to {len(sealed.recipients)} "

@@ -15,12 +15,10 @@ Benchmark Spec §2.3/§8: gold_standard and held_out entries (sources *and* refe
   keys, the original corpus's SHA-256 (which run cards of the full dataset record as ``dataset.sha256``),
   and for a vault held by quorum its custody record (``custody``).
 
-Two kinds of custody. Sealed to several custodians' own identities (``keygen --out FILE`` each), the
-vault is 1-of-N: any one identity file opens it. Sealed with ``--custody`` to an identity that was
-split into shares and never written whole (``custody.py``, ``shamir.py``), it is M-of-N: the manifest
-records the threshold, the split and a commitment per share, ``_decrypt`` refuses an identity *file*
-whenever M > 1, and only the identity rebuilt in memory from M shares opens it (a gold run needs M
-custodians' approvals in the audit log as well: ``custody.gold_run_key``).
+Custody: sealed to custodians' own identities (``keygen --out FILE`` each), any one identity file
+opens the vault (1-of-N). Sealed with ``--custody`` to an identity split into shares and never written
+whole (``custody.py``), it is M-of-N: ``check_custody`` refuses an identity *file* when M > 1, and only
+the identity rebuilt in memory from M shares opens it (a gold run needs M custodians' approvals too).
 
 ``open_vault`` checks both files against the manifest, decrypts in memory only (nothing decrypted is
 ever written) and returns the whole dataset as the original corpus loaded it. Why age rather than
@@ -64,8 +62,7 @@ DEFAULT_SEGMENTS = (Segment.GOLD_STANDARD.value, Segment.HELD_OUT.value)
 MAX_IDENTITY_BYTES = 64 * 1024
 
 VaultKey: TypeAlias = Path | Sequence[x25519.Identity]
-"""What opens a vault: a custodian's identity file, or identities held in memory (rebuilt from shares:
-never written to a file). The same shape as ``public_card.CustodianIdentity``, which opens full cards."""
+"""An identity file, or identities in memory (rebuilt from shares); ``public_card.CustodianIdentity``'s shape."""
 
 
 @dataclass(frozen=True)
@@ -286,11 +283,17 @@ def _checked(vault: SealedVault, part: str) -> bytes:
     return data
 
 
-def _decrypt(vault: SealedVault, identity: VaultKey) -> dict[str, Any]:
-    """The secret payload, decrypted in memory and checked against the manifest and ``public.json``."""
-    if isinstance(identity, Path) and vault.quorum > 1:  # else the quorum is decorative
+def check_custody(vault: SealedVault, identity: VaultKey) -> None:
+    """Refuse an identity *file* for a vault held by a quorum of more than one (else the quorum is decorative:
+    whoever once rebuilt the identity and saved it would open the vault alone)."""
+    if isinstance(identity, Path) and vault.quorum > 1:
         raise UserError(f"this vault is held by a quorum of {vault.quorum} custodians: an identity file alone "
                         "does not open it", file=str(vault.path), hint="give --share FILE once per custodian")
+
+
+def _decrypt(vault: SealedVault, identity: VaultKey) -> dict[str, Any]:
+    """The secret payload, decrypted in memory and checked against the manifest and ``public.json``."""
+    check_custody(vault, identity)
     keys = identities(identity)
     public_bytes, secret_bytes = _checked(vault, "public"), _checked(vault, "secret")
     where = str(vault.path / SECRET)
