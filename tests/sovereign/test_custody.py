@@ -348,3 +348,16 @@ def test_plain_rotation_of_a_quorum_vault_is_refused_before_any_card_changes(
                                        custodians[0].recipient, "--governance", str(gov_dir)])
     assert rotated.exit_code == 2 and "held by a quorum of 3 custodians" in rotated.output
     assert stored.read_bytes() == before and load_full_card(gov_dir, card["run_card_hash"], [old]) == card
+
+
+def test_revoking_on_a_damaged_vault_changes_nothing(dealt: tuple[custody.CustodyRecord, list[Path]],
+                                                     quorum_vault: Path, tmp_path: Path) -> None:
+    paths = dealt[1]
+    work, gov_dir = copy_vault(quorum_vault, tmp_path / "vault"), tmp_path / "gov"
+    stored = store_full_card(seal_card({"method": {"name": "acme-mt"}, "results": [], "scores": {}}), work, gov_dir)
+    before = stored.read_bytes()
+    (work / "public.json").write_text((work / "public.json").read_text() + " ")
+    with pytest.raises(UserError, match="tampered or damaged"):
+        custody.revoke_custodian(work, 2, shares_of(paths, (1, 2, 3)), tmp_path / "new", gov_dir)
+    assert stored.read_bytes() == before and not (tmp_path / "new").exists()
+    assert not (gov_dir / "audit.jsonl").exists()

@@ -45,6 +45,7 @@ from mt_eval.sovereign.public_card import rotate_full_cards
 from mt_eval.sovereign.vault import (
     SealedVault,
     VaultKey,
+    open_vault,
     parse_recipient,
     read_manifest,
     rotate,
@@ -334,6 +335,7 @@ def revoke_custodian(vault_dir: Path, custodian: int, shares: Sequence[Share], o
     gov = Governance(governance_dir)
     gov.events()  # a broken audit log refuses before anything changes
     old = reconstruct(shares, record)
+    open_vault(vault.path, [old])  # a damaged vault refuses here, before the new shares and the cards
     new = x25519.Identity.generate()
     new_record = _deal(new, remaining, new_threshold, out_dir)
     cards = rotate_full_cards(governance_dir, [old], [new_record.recipient])
