@@ -31,6 +31,7 @@ from mt_eval.sovereign.public_card import (
     store_full_card,
     write_public_card,
 )
+from mt_eval.sovereign.release import release_schema
 from mt_eval.store import open_store
 from mt_eval.store.keys import register_key, revoke_key
 from mt_eval.store.models import Card, CardStatistics, EntryResult
@@ -85,14 +86,20 @@ def test_public_card_keeps_scores_and_drops_every_text(full_card: dict[str, Any]
     card = public_card(full_card, BLOCK, gov_key)
     assert card["run_card_hash"] == card_hash(card) != full_card["run_card_hash"]
     assert card["results"] == [] and "statistics" not in card and "warnings" not in card
-    for metric in ("composite", "chrf_plus_plus", "bleu", "total", "evaluated", "errors", "quality_tier"):
-        assert card["scores"][metric] == full_card["scores"][metric]
-    assert card["scores"]["confidence_intervals"] == full_card["scores"]["confidence_intervals"]
-    small = {(b, g) for b, groups in full_card["scores"].items() if b.startswith("by_")
-             for g, v in groups.items() if v["total"] < 10}
+    full = full_card["scores"]
+    for metric in ("total", "evaluated", "errors"):
+        assert card["scores"][metric] == full[metric]
+    # RESULT.json's release rules (decisions §44): the headline floored, every other metric withheld
+    assert card["scores"]["composite"] == int(full["composite"] * 100 + 1e-9) / 100
+    assert card["scores"]["chrf_plus_plus"] == float(int(full["chrf_plus_plus"]))
+    assert card["scores"]["bleu"] is None and full["bleu"] is not None
+    ci, full_ci = card["scores"]["confidence_intervals"]["composite"], full["confidence_intervals"]["composite"]
+    assert ci["ci_lower"] <= full_ci["ci_lower"] and ci["ci_upper"] >= full_ci["ci_upper"]  # widened, never narrowed
+    assert not [k for k in card["scores"] if k.startswith("by_")]  # no breakdown is public by default
+    small = {(b, g) for b, groups in full.items() if b.startswith("by_") for g, v in groups.items() if v["total"] < 10}
     assert ("by_register", "conversational") in small  # the reduction is exercised: 4 conversational entries
-    kept = {(b, g) for b, groups in card["scores"].items() if b.startswith("by_") for g in groups}
-    assert kept and not kept & small and all(card["scores"][b][g]["total"] >= 10 for b, g in kept)
+    declared = public_card(full_card, BLOCK, gov_key, release_schema(["by_register", "by_segment"]))["scores"]
+    assert "by_register" not in declared and set(declared["by_segment"]) == {"gold_standard"}
     block = card["sovereign"]
     assert {k: block[k] for k in BLOCK} == BLOCK and block["full_run_card_hash"] == full_card["run_card_hash"]
     assert len(block["governance_key_id"]) == 16
@@ -387,7 +394,7 @@ def test_governance_card_needs_two_agreeing_runs(sovereign_corpus: Path, sealed:
     block = card["sovereign"]
     assert block["bundle_sha256"] == BUNDLE and block["organisation"] == ORG and block["audit_line_sha256"] == \
         audit["first"] and block["agreement"]["second_run_card_hash"] == h["again"]
-    assert card["scores"]["composite"] == a and card["results"] == []
+    assert card["scores"]["composite"] == int(a * 100 + 1e-9) / 100 and card["results"] == []  # floored (§44)
     assert [c.valid for c in check_card_signatures(out, card["run_card_hash"])] == [True]
     far = runner.invoke(app, [*base, h["first"], h["half"], "--out", str(tmp_path / "x.json")])
     assert far.exit_code == 2 and "disagree beyond ±2 %" in far.output and "composite" in far.output

@@ -69,10 +69,10 @@ def test_seal_check_preflight_run_and_nothing_secret_reaches_the_submitter(
     released = result_path.read_text()
     received.append(released)
     result = json.loads(released)
-    assert set(result) == {"status", "scores", "breakdowns", "errors", "sovereign"}
+    assert set(result) == {"status", "scores", "failed", "breakdowns", "sovereign"}  # the release schema (§44)
     assert result["status"] == "ok"
-    assert result["errors"] == {"protocol_error": 2, "crashed": 1}  # stdout_source and malformed; exit
-    assert all(v is None or round(v, 2) == v for v in result["scores"].values())
+    assert result["failed"] == "few" and result["breakdowns"] == {}  # 3 of 50 failed; per class: governance's log
+    assert set(result["scores"]) == {"composite", "chrf_plus_plus"} and result["scores"]["chrf_plus_plus"] % 1 == 0
     sov = result["sovereign"]
     assert sov["segment"] == "gold_standard" and sov["entries"] == vault_fixtures.GOLD
     assert sov["egress"] == {"mode": "none"} and sov["terms_version"] == "sovereign-terms-1"
@@ -87,6 +87,8 @@ def test_seal_check_preflight_run_and_nothing_secret_reaches_the_submitter(
     run = next(e for e in events if e.get("kind") == "run")
     assert run["status"] == "ok" and run["result_sha256"]
     logs = next((gov / "sandbox-logs").iterdir())
+    report = json.loads((logs / "sandbox_report.json").read_text())
+    assert report["errors"] == {"protocol_error": 2, "crashed": 1}  # stdout_source and malformed; exit
     gold = json.loads(sovereign_corpus.read_text())["entries"][3]
     assert gold["source"] in (logs / "stderr.log").read_text()
     assert oct((logs / "stderr.log").stat().st_mode & 0o777) == "0o600"
@@ -118,7 +120,8 @@ def test_a_failing_preflight_says_which_error_class(tmp_path: Path, sealed: Path
     code, output = _invoke("sovereign", "preflight", str(dest), "--corpus", str(sealed / "public.json"),
                            "--governance", str(gov), "--out", str(tmp_path / "P.json"), "--logs", str(tmp_path / "l"))
     assert code == 1 and "preflight failed: crashed" in output
-    assert json.loads((tmp_path / "P.json").read_text())["errors"] == {"crashed": 1}
+    assert json.loads((tmp_path / "P.json").read_text())["failed"] != "none"
+    assert json.loads((tmp_path / "l" / "sandbox_report.json").read_text())["errors"] == {"crashed": 1}
     assert not Governance(gov).preflight_passed(json.loads((tmp_path / "P.json").read_text())["sovereign"]
                                                 ["bundle_sha256"])
 

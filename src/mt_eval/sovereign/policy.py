@@ -17,7 +17,13 @@ submissions = 3
 runs_per_submission = 2
 days = 30
 segments = ["gold_standard", "held_out"]
+
+[release]
+public_breakdowns = ["by_difficulty"]  # RESULT.json and the public card add these (default: none)
 ```
+
+Each public breakdown widens the result channel by a few bits per group and run
+(``release.channel_bits``, docs/decisions.md §44), so none is released unless governance names it.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
+from mt_eval.sovereign.release import BREAKDOWNS
 
 DEFAULTS: dict[str, Any] = {"submissions": 3, "runs_per_submission": 2, "days": 30,
                             "segments": ("gold_standard", "held_out")}  # fmt: skip
@@ -44,12 +51,15 @@ class Policy:
     days: int = DEFAULTS["days"]
     segments: tuple[str, ...] = DEFAULTS["segments"]
     organisation: str | None = None
+    public_breakdowns: tuple[str, ...] = ()  # [release] public_breakdowns: none unless governance names them
 
     def toml(self) -> str:
         org = f"organisation = {json.dumps(self.organisation, ensure_ascii=False)}\n" if self.organisation else ""
         return ("# mt-eval governance policy (mt-eval governance policy --help)\n" + org + "\n[budget]\n"
                 + "".join(f"{name} = {getattr(self, name)}\n" for name in MINIMUM)
-                + f"segments = {json.dumps(list(self.segments))}\n")  # fmt: skip
+                + f"segments = {json.dumps(list(self.segments))}\n"
+                + (f"\n[release]\npublic_breakdowns = {json.dumps(list(self.public_breakdowns))}\n"
+                   if self.public_breakdowns else ""))  # fmt: skip
 
     def checked(self, file: str | None = None) -> Policy:
         """This policy, or ``UserError`` naming the first value out of range."""
@@ -62,6 +72,9 @@ class Policy:
         org = self.organisation
         if org is not None and (not isinstance(org, str) or not org.strip() or not org.isprintable()):
             raise UserError("organisation must be a printable name", file=file, field="organisation")
+        if not all(isinstance(b, str) and b in BREAKDOWNS for b in self.public_breakdowns):
+            raise UserError(f"public_breakdowns must name breakdowns among {', '.join(BREAKDOWNS)}", file=file,
+                            field="release.public_breakdowns")
         return self
 
 
@@ -73,13 +86,21 @@ def read_policy(path: Path) -> Policy:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UserError(f"not a readable policy file: {exc}", file=str(path)) from None
-    budget = data.get("budget", {})
-    unknown = sorted(set(budget) - set(DEFAULTS)) + sorted(set(data) - {"budget", "organisation"})
+    budget, release = data.get("budget", {}), data.get("release", {})
+    if not isinstance(budget, dict) or not isinstance(release, dict):
+        raise UserError("budget and release are tables ([budget], [release])", file=str(path))
+    unknown = (sorted(set(budget) - set(DEFAULTS)) + sorted(set(release) - {"public_breakdowns"})
+               + sorted(set(data) - {"budget", "release", "organisation"}))
     if unknown:  # a misspelt key would otherwise silently leave the default in force
-        raise UserError(f"unknown policy key {unknown[0]!r} (known: organisation, budget.{', budget.'.join(DEFAULTS)})",
-                        file=str(path))
+        raise UserError(f"unknown policy key {unknown[0]!r} (known: organisation, budget.{', budget.'.join(DEFAULTS)}, "
+                        "release.public_breakdowns)", file=str(path))
+    public = release.get("public_breakdowns", [])
+    if not isinstance(public, list):
+        raise UserError("public_breakdowns must be a list of breakdown names", file=str(path),
+                        field="release.public_breakdowns")
     segments = budget.get("segments", DEFAULTS["segments"])
     if not isinstance(segments, list | tuple):
         raise UserError("segments must be a list of segment names", file=str(path), field="budget.segments")
     values = {name: budget.get(name, DEFAULTS[name]) for name in MINIMUM}
-    return Policy(**values, segments=tuple(segments), organisation=data.get("organisation")).checked(str(path))
+    return Policy(**values, segments=tuple(segments), organisation=data.get("organisation"),
+                  public_breakdowns=tuple(public)).checked(str(path))

@@ -5,11 +5,17 @@ would hand the secret segments to anyone, and outputs can encode sources (the re
 any sandbox: a method may hide its input in its translations). So the public card is the full card
 with, by construction:
 
-* ``results`` emptied (the counts stay in ``scores``: total, evaluated, errors, exact matches);
+* ``results`` emptied (the counts stay in ``scores``: total, evaluated, errors);
 * no ``statistics`` sidecar reference: per-entry sufficient statistics would let a submitter learn
   per-entry scores across runs and hill-climb the holdout one sentence at a time;
 * no ``warnings`` (free text that may quote an entry);
-* breakdowns (``scores.by_*``) only for groups of ≥ 10 entries: a group of one is an entry's score;
+* the scores of ``RESULT.json``'s release rules (``release.public_scores``, docs/decisions.md §44): the
+  composite at 0.01 and chrF++ in whole points (floored), the tier of that composite, the counts, the
+  composite's interval widened to the same grid, breakdowns only those the governance policy declares
+  public (``[release] public_breakdowns``) when every group has ≥ 10 entries; every other metric is
+  null, since each value a method can move is a channel out of the vault;
+* timings and usage withheld (a method may sleep, or spend tokens, to a chosen amount) and the time
+  stamp kept to its day;
 * a ``sovereign`` block: bundle sha256, sandbox policy and limits, egress mode, terms version,
   governance organisation, the full card's hash and the audit-log line of the run.
 
@@ -51,7 +57,14 @@ from mt_eval.sovereign.governance import (
     private_key,
     sign_public_card,
 )
-from mt_eval.sovereign.release import MIN_GROUP, NGRAM_CHARS, NGRAM_TOKENS, SecretIndex
+from mt_eval.sovereign.release import (
+    NGRAM_CHARS,
+    NGRAM_TOKENS,
+    ReleaseSchema,
+    SecretIndex,
+    public_scores,
+    release_schema,
+)
 from mt_eval.sovereign.vault import parse_recipient, parse_recipients, read_identities, read_manifest
 
 REQUIRED = ("bundle_sha256", "sandbox", "egress", "terms_version", "organisation")
@@ -61,14 +74,15 @@ CARDS_DIR = "cards"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-def _breakdowns(scores: Mapping[str, Any]) -> dict[str, Any]:
-    """Scores with each ``by_*`` breakdown reduced to its groups of at least ``MIN_GROUP`` entries."""
-    out = dict(scores)
-    for key, groups in scores.items():
-        if key.startswith("by_") and isinstance(groups, Mapping):
-            out[key] = {name: g for name, g in groups.items()
-                        if isinstance(g, Mapping) and isinstance(g.get("total"), int) and g["total"] >= MIN_GROUP}
-    return out
+def _withhold_usage(card: dict[str, Any]) -> None:
+    """Timings, token counts and cost withheld (null, tokens 0: the card's schema keeps them integers);
+    the time stamp kept to its day (a method can move it by one run's wall time at most)."""
+    card["elapsed_seconds"] = 0.0
+    card["speed"] = {**{k: None for k in card.get("speed") or {}}, "elapsed_seconds": 0.0}
+    card["cost"] = {k: None for k in card.get("cost") or {}}
+    for block in ("tokens", "totals"):
+        card[block] = {k: 0 if isinstance(v, int) else None for k, v in (card.get(block) or {}).items()}
+    card["timestamp"] = f"{str(card.get('timestamp', ''))[:10]}T00:00:00Z"
 
 
 def _strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
@@ -99,7 +113,7 @@ def leaking_field(card: Mapping[str, Any], secrets: SecretIndex) -> str | None:
 
 
 def public_card(full_card: Mapping[str, Any], sovereign: Mapping[str, Any],
-                key: Path | Ed25519PrivateKey | None = None) -> dict[str, Any]:
+                key: Path | Ed25519PrivateKey | None = None, release: ReleaseSchema | None = None) -> dict[str, Any]:
     """The publishable, sealed card of a sovereign run (see the module docstring); ``UserError`` when
     the ``sovereign`` block lacks a required field or the result would leak a secret text.
 
@@ -116,7 +130,8 @@ def public_card(full_card: Mapping[str, Any], sovereign: Mapping[str, Any],
         raise UserError("the full card's seal does not hold; a public card is made only from a sealed card")
     card = {k: v for k, v in full_card.items() if k not in DROPPED}
     card["results"] = []
-    card["scores"] = _breakdowns(full_card.get("scores") or {})
+    card["scores"] = public_scores(full_card.get("scores") or {}, release or ReleaseSchema())
+    _withhold_usage(card)
     block = {**dict(sovereign), "full_run_card_hash": full_hash, "results_withheld": True}
     if key is not None:
         public = public_of(private_key(key))
@@ -224,7 +239,7 @@ def agreed_public_card(governance_dir: Path, identity: CustodianIdentity, first:
     block |= {"organisation": organisation, "audit_line_sha256": audit,
               "agreement": {"second_run_card_hash": h2, "tolerance": "±2 % (Benchmark Spec §9.2)",
                             "metrics": metrics}}  # fmt: skip
-    return public_card(a, block, key)
+    return public_card(a, block, key, release_schema(gov.policy().public_breakdowns))
 
 
 def rotate_full_cards(governance_dir: Path, identity: CustodianIdentity, new_recipients: Sequence[str]) -> int:

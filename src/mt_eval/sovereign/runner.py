@@ -36,7 +36,14 @@ from mt_eval.sovereign.custody import Share, gold_run_key
 from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.protocol import ProtocolError, parse_reply, request_line
 from mt_eval.sovereign.public_card import store_full_card
-from mt_eval.sovereign.release import SecretIndex, leak_check, released_text, result_document
+from mt_eval.sovereign.release import (
+    ReleaseSchema,
+    SecretIndex,
+    leak_check,
+    release_schema,
+    released_text,
+    result_document,
+)
 from mt_eval.sovereign.sandbox import (
     SANDBOX_UID,
     SandboxPolicy,
@@ -259,7 +266,7 @@ class Evaluation:
 
 
 def _evaluate(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, egress: BrokerConfig | None,
-              segment: str, strict: bool, organisation: str | None) -> Evaluation:
+              segment: str, strict: bool, organisation: str | None, release: ReleaseSchema) -> Evaluation:
     workdir = new_workdir()
     try:
         translations, report = execute(bundle, dataset, policy, workdir / "stage", egress)
@@ -273,8 +280,8 @@ def _evaluate(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, egress: B
                  "segment": segment, "entries": len(dataset.entries), "sandbox": policy.as_card(),
                  "egress": {k: v for k, v in report.egress.items() if k in ("mode", "provider", "models")},
                  "organisation": organisation}
-    document = result_document(status, card, report.errors(), sovereign)
-    return Evaluation(document, released_text(document), report, card)
+    document = result_document(status, card, report.errors(), len(dataset.entries), sovereign, release)
+    return Evaluation(document, released_text(document, release), report, card)
 
 
 def preflight(bundle: Bundle, dataset: Dataset, governance_dir: Path, policy: SandboxPolicy,
@@ -287,7 +294,8 @@ def preflight(bundle: Bundle, dataset: Dataset, governance_dir: Path, policy: Sa
         raise UserError("the corpus has no development entries to preflight on", file=dataset.path or None)
     gov = Governance(governance_dir)
     evaluation = _evaluate(bundle, dataset.model_copy(update={"entries": public}), policy, egress,
-                           "development", True, gov.policy().organisation)
+                           "development", True, gov.policy().organisation,
+                           release_schema(gov.policy().public_breakdowns, preflight=True))
     gov.record({"kind": "preflight", "bundle_sha256": bundle.sha256, "method": bundle.manifest.name,
                 "segment": "development", "status": evaluation.result["status"]})
     return evaluation
@@ -311,7 +319,8 @@ def run(bundle: Bundle, vault_dir: Path, identity: Path | Sequence[Share], segme
     gov.check_allowed(bundle.sha256, bundle.manifest.name)
     key, custody = gold_run_key(vault_dir, identity, gov, bundle.sha256, segment)
     dataset = open_segment(vault_dir, key, segment)
-    evaluation = _evaluate(bundle, dataset, policy, egress, segment, False, gov.policy().organisation)
+    release = release_schema(gov.policy().public_breakdowns)  # what may leave: docs/decisions.md §44
+    evaluation = _evaluate(bundle, dataset, policy, egress, segment, False, gov.policy().organisation, release)
     secrets = SecretIndex([t for e in dataset.entries for t in (e.source, e.reference, *e.references)])
     event = {"kind": "run", "bundle_sha256": bundle.sha256, "method": bundle.manifest.name, "segment": segment,
              "status": evaluation.result["status"], "run_card_hash": (evaluation.card or {}).get("run_card_hash"),
@@ -323,7 +332,7 @@ def run(bundle: Bundle, vault_dir: Path, identity: Path | Sequence[Share], segme
         raise
     audit = gov.record({**event, "result_sha256": hashlib.sha256(evaluation.released.encode()).hexdigest()})
     evaluation.result["sovereign"]["audit_line_sha256"] = audit
-    evaluation.released = released_text(evaluation.result)
+    evaluation.released = released_text(evaluation.result, release)
     leak_check(evaluation.released, secrets)
     if evaluation.card is not None:  # the full card, texts and all, stays with governance, encrypted
         store_full_card(evaluation.card, vault_dir, governance_dir)
