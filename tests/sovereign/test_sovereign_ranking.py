@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from vault_fixtures import Custodian
 
 from mt_eval.cli import app
+from mt_eval.errors import UserError
 from mt_eval.runcard.signing import new_key, read_public_key, signature_path
 from mt_eval.runcard.statistics import read
 from mt_eval.sovereign.public_card import public_card, store_full_card, write_public_card
@@ -124,7 +125,7 @@ def test_rebuilt_statistics_are_the_sealed_sidecar(full_cards: dict[str, Path]) 
     assert list(rebuilt.stats) == list(written.stats) and "chrf_plus_plus" in rebuilt.stats
     assert all(np.array_equal(rebuilt.stats[m], written.stats[m]) for m in written.stats)
     card["results"][0]["predicted"] += " extra"  # outputs other than the sealed ones: refused, not ranked
-    with pytest.raises(Exception, match="not the ones it sealed"):
+    with pytest.raises(UserError, match="not the ones it sealed"):
         sealed_statistics(card)
 
 

@@ -181,6 +181,9 @@ def gold_runs(public_cards: Sequence[Path], governance_dir: Path, vault_dir: Pat
             raise UserError(f"its gold run is not of the vault's {segment} segment ({expected} entries)", file=where)
         if public["dataset"] != ds:
             raise UserError("the public card's dataset is not its full card's", file=where)
+        composite = (full.get("scores") or {}).get("composite")
+        if isinstance(composite, bool) or not isinstance(composite, int | float):
+            raise UserError("its gold run has no composite (every entry failed?): nothing to rank it by", file=where)
         runs.append(GoldRun(str(public["run_card_hash"]), full, sealed_statistics(full)))
     if len(runs) < 2:
         raise UserError("a ranking needs at least two public cards")
