@@ -46,14 +46,29 @@ def _timed(args: list[str], env: dict[str, str] | None = None) -> float:
     return time.perf_counter() - start
 
 
+def _signed(name: str, folder: Path) -> Path:
+    """The bundle signed by a submitter key registered in the benchmark's governance folder (preflight
+    accepts nothing else), outside the timed command; the signature's path."""
+    if not (folder / "submitter.key").exists():
+        for args in (["keys", "new", "-o", str(folder / "submitter.key")],
+                     ["governance", "submitter", "add", "bench", "--public-key", str(folder / "submitter.pub"),
+                      "--governance", str(folder / "gov")]):
+            subprocess.run([CLI, *args], check=True, capture_output=True)
+    signature = folder / f"{name}.sig"
+    subprocess.run([CLI, "submission", "sign", str(REPO / "examples/bundles" / name), "--key",
+                    str(folder / "submitter.key"), "--out", str(signature)], check=True, capture_output=True)
+    return signature
+
+
 def bench(name: str, method: str, n: int, folder: Path) -> None:
     corpus = _corpus(folder, n)
+    signature = _signed(name, folder)
     env = {**os.environ, "PYTHONPATH": str(REPO / "examples/bundles/glossary-python")}
     plain = _timed([CLI, "run", "-c", str(corpus), "--method", method, "-o", str(folder / f"{name}.json"),
                     "--runs-dir", str(folder / "runs")], env)
     sandboxed = _timed([CLI, "sovereign", "preflight", str(REPO / "examples/bundles" / name), "--corpus",
                         str(corpus), "--governance", str(folder / "gov"), "--out", str(folder / f"{name}-P.json"),
-                        "--logs", str(folder / f"{name}-logs")])
+                        "--logs", str(folder / f"{name}-logs"), "--signature", str(signature)])
     entries = len(json.loads(corpus.read_text())["entries"])
     print(f"{name:17} {entries:4d} entries: unsandboxed {plain:6.2f} s, sandboxed {sandboxed:6.2f} s, "
           f"ratio {sandboxed / plain:.2f}x, overhead {1000 * (sandboxed - plain) / entries:+.1f} ms/entry")

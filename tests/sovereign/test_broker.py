@@ -34,7 +34,7 @@ def gateway_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     (bundle_dir / "attacks.json").write_text(json.dumps(ATTACKS))
     dataset = small_dataset(14)
     with FakeOpenAI(api_key=KEY) as server:
-        config = BrokerConfig(server.base_url, KEY, (), max_tokens=BUDGET)
+        config = BrokerConfig(server.base_url, KEY, ("test/translator",), max_tokens=BUDGET)  # the policy's models
         bundle = load_bundle(bundle_dir)
         translations, report = execute(bundle, dataset, TINY, new_workdir() / "s", config)
         recorded = list(server.requests)

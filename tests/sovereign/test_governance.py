@@ -18,12 +18,13 @@ from mt_eval.errors import UserError
 from mt_eval.sovereign.governance import Governance, agree, card_scales
 
 BUNDLE = "ab" * 32
+KEY = "5e" * 32  # a submitter key's fingerprint (the budget counts per key: test_submitters.py)
 
 
 def _run(gov: Governance, method: str = "acme-mt", segment: str = "gold_standard", bundle: str = BUNDLE,
-         status: str = "ok") -> str:
+         status: str = "ok", key: str = KEY) -> str:
     return gov.record({"kind": "run", "who": "dev@acme", "bundle_sha256": bundle, "method": method,
-                       "segment": segment, "result_sha256": "cd" * 32, "status": status})
+                       "segment": segment, "result_sha256": "cd" * 32, "status": status, "submitter_key": key})
 
 
 def _lines(gov: Governance) -> list[bytes]:
@@ -77,7 +78,7 @@ def test_every_kind_of_tampering_is_found(tmp_path: Path, damage: str, expected:
     problems = gov.verify_log()
     assert problems and any(p.startswith(expected) for p in problems), problems
     with pytest.raises(UserError, match="the audit log fails verification"):
-        gov.check_allowed(BUNDLE, "acme-mt")
+        gov.check_allowed(BUNDLE, "acme-mt", KEY)
     with pytest.raises(UserError, match="the audit log fails verification"):
         _run(gov)  # nothing more is appended to a broken log
 
@@ -103,27 +104,34 @@ def test_budget_three_submissions_per_thirty_days_each_run_twice(tmp_path: Path)
     gov = Governance(tmp_path / "gov")
     bundles = [f"{i:02d}" * 32 for i in range(4)]
     for bundle in bundles[:3]:
-        gov.check_allowed(bundle, "acme-mt")
+        gov.check_allowed(bundle, "acme-mt", KEY, "acme")
         _run(gov, bundle=bundle)
     _run(gov, bundle=bundles[3], segment="development")  # runs on public segments are free
-    with pytest.raises(UserError, match="'acme-mt' has used its 3 gold submissions of the last 30 days; the next "
-                                        "is allowed after") as spent:
-        gov.check_allowed(bundles[3], "acme-mt")
+    with pytest.raises(UserError, match=r"'acme' \(key 5e5e5e5e5e5e…\) has used its 3 gold submissions of the last "
+                                        "30 days; the next is allowed after") as spent:
+        gov.check_allowed(bundles[3], "acme-mt", KEY, "acme")
     assert "\n" not in str(spent.value)
-    gov.check_allowed(bundles[0], "acme-mt")  # the same bundle again: the §9.2 second execution
+    gov.check_allowed(bundles[0], "acme-mt", KEY)  # the same bundle again: the §9.2 second execution
     _run(gov, bundle=bundles[0], status="timeout")  # failed runs count too
     with pytest.raises(UserError, match="already ran 2 time"):
-        gov.check_allowed(bundles[0], "acme-mt")
-    gov.check_allowed(bundles[3], "other-mt")  # per method
-    assert {b: len(t) for b, t in gov.submissions("acme-mt").items()} == {bundles[0]: 2, bundles[1]: 1, bundles[2]: 1}
-    assert gov.submissions("acme-mt", now=datetime.now(UTC) + timedelta(days=31)) == {}
-    gov.set_policy(submissions=4, organisation="Fundació Exemple")
-    gov.check_allowed(bundles[3], "acme-mt")
+        gov.check_allowed(bundles[0], "acme-mt", KEY)
+    gov.check_allowed(bundles[3], "acme-mt", "6f" * 32)  # per submitter key
+    assert {b: len(t) for b, t in gov.submissions(KEY).items()} == {bundles[0]: 2, bundles[1]: 1, bundles[2]: 1}
+    assert gov.submissions(KEY, now=datetime.now(UTC) + timedelta(days=31)) == {}
+    gov.set_policy(submissions=4, organisation="Fundació Exemple", models=("test/translator", "m2"))
+    gov.check_allowed(bundles[3], "acme-mt", KEY)
     assert gov.policy().organisation == "Fundació Exemple" and gov.policy().days == 30
-    assert gov.events()[-1]["kind"] == "policy"
+    assert gov.policy().models == ("test/translator", "m2")  # [egress] models, read back from policy.toml
+    assert gov.events()[-1]["kind"] == "policy" and gov.events()[-1]["models"] == ["test/translator", "m2"]
     gov.policy_path.write_text('[budget]\nsubmissions = "three"\n')
     with pytest.raises(UserError, match="submissions must be a whole number ≥ 0"):
-        gov.check_allowed(bundles[3], "acme-mt")
+        gov.check_allowed(bundles[3], "acme-mt", KEY)
+    gov.policy_path.write_text("[egress]\nmodel = ['m']\n")
+    with pytest.raises(UserError, match="unknown policy key 'model'"):
+        gov.policy()
+    gov.policy_path.write_text("[egress]\nmodels = 'm'\n")
+    with pytest.raises(UserError, match="models must be a list of model names"):
+        gov.policy()
     gov.policy_path.write_text("[budget]\ngold_runs = 5\n")  # a misspelt key is not silently ignored
     with pytest.raises(UserError, match="unknown policy key 'gold_runs'"):
         gov.policy()
@@ -136,13 +144,13 @@ def test_revocation_of_a_bundle_or_a_method_and_reinstatement(tmp_path: Path) ->
     gov = Governance(tmp_path / "gov")
     gov.revoke(BUNDLE, "the developer withdrew consent", who="dev@acme")
     with pytest.raises(UserError, match=r"bundle abababababab… was revoked \(the developer withdrew consent\)"):
-        gov.check_allowed(BUNDLE, "acme-mt")
-    gov.check_allowed("ef" * 32, "acme-mt")  # another bundle of the same method may run
+        gov.check_allowed(BUNDLE, "acme-mt", KEY)
+    gov.check_allowed("ef" * 32, "acme-mt", KEY)  # another bundle of the same method may run
     gov.revoke("acme-mt", "terms breached")
     with pytest.raises(UserError, match="method 'acme-mt' was revoked"):
-        gov.check_allowed("ef" * 32, "acme-mt")
+        gov.check_allowed("ef" * 32, "acme-mt", KEY)
     gov.reinstate("acme-mt", "resolved")
-    gov.check_allowed("ef" * 32, "acme-mt")
+    gov.check_allowed("ef" * 32, "acme-mt", KEY)
     assert set(gov.revoked()) == {BUNDLE}
     assert [e["kind"] for e in gov.events()] == ["revoke", "revoke", "reinstate"]  # history kept
     with pytest.raises(UserError, match="is not revoked"):
@@ -191,9 +199,11 @@ def test_cli_audit_revoke_policy(tmp_path: Path) -> None:
     def cli(*args: str) -> Result:
         return runner.invoke(app, [*args, "--governance", str(gov_dir)])
 
-    set_policy = cli("governance", "policy", "--submissions", "2", "--organisation", "Example Council")
-    assert set_policy.exit_code == 0 and "budget: 2 gold submissions per 30 days per method, each run at most 2 " \
-        "times" in set_policy.output, set_policy.output
+    set_policy = cli("governance", "policy", "--submissions", "2", "--organisation", "Example Council",
+                     "--model", "test/translator")
+    assert set_policy.exit_code == 0 and "budget: 2 gold submissions per 30 days per submitter key, each run at " \
+        "most 2 times" in set_policy.output, set_policy.output
+    assert "egress models: test/translator" in set_policy.output
     revoked = cli("governance", "revoke", "acme-mt", "--reason", "consent withdrawn", "--who", "board")
     assert revoked.exit_code == 0 and "revoked acme-mt" in revoked.output
     assert "revoked: acme-mt (consent withdrawn)" in cli("governance", "policy").output

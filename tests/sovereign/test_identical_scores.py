@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from submitter_fixtures import sign_up
 from typer.testing import CliRunner
 
 from conftest import EXAMPLES, TINY, write_policy, write_small_corpus
@@ -37,8 +38,9 @@ def test_inside_and_outside_the_sandbox_score_the_same(tmp_path: Path, monkeypat
     corpus = write_small_corpus(tmp_path / "corpus.json", n)
     outside = _outside(corpus, method, tmp_path / "outside.json")
     policy = SandboxPolicy(**{**vars(TINY), "wall_seconds_per_entry": 10.0, "memory_mb": 1024})
-    inside = preflight(load_bundle(EXAMPLES / bundle), load_corpus(corpus), write_policy(tmp_path / "gov", policy),
-                       policy)
+    gov = write_policy(tmp_path / "gov", policy)
+    signature = sign_up(gov, EXAMPLES / bundle, out=tmp_path / "bundle.sig")
+    inside = preflight(load_bundle(EXAMPLES / bundle), load_corpus(corpus), gov, policy, signature=signature)
     assert inside.result["status"] == "ok" and inside.card is not None
     assert [r["predicted"] for r in inside.card["results"]] == [r["predicted"] for r in outside["results"]]
     for metric in [*outside["metrics"], "composite"]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import vault_fixtures
+from submitter_fixtures import sign_up
 from typer.testing import CliRunner
 from vault_fixtures import Custodian, secret_strings
 
@@ -44,6 +45,7 @@ def bundle(tmp_path: Path) -> Path:
 def test_seal_check_preflight_run_and_nothing_secret_reaches_the_submitter(
         tmp_path: Path, sealed: Path, custodians: list[Custodian], sovereign_corpus: Path, bundle: Path) -> None:
     gov = write_policy(tmp_path / "governance")
+    sign_up(gov, bundle)  # a registered submitter key signed it: BUNDLE.sig beside it, where the commands look
     key = str(custodians[0].key)
     received: list[str] = []
 
@@ -86,6 +88,8 @@ def test_seal_check_preflight_run_and_nothing_secret_reaches_the_submitter(
     events = Governance(gov).events()
     run = next(e for e in events if e.get("kind") == "run")
     assert run["status"] == "ok" and run["result_sha256"]
+    registered = next(e for e in events if e.get("kind") == "submitter_add")
+    assert run["submitter_key"] == registered["submitter_key"] and run["submitter"] == "dev"
     logs = next((gov / "sandbox-logs").iterdir())
     report = json.loads((logs / "sandbox_report.json").read_text())
     assert report["errors"] == {"protocol_error": 2, "crashed": 1}  # stdout_source and malformed; exit
@@ -101,10 +105,15 @@ def test_seal_check_preflight_run_and_nothing_secret_reaches_the_submitter(
 def test_a_bundle_changed_after_preflight_is_refused(tmp_path: Path, sealed: Path, custodians: list[Custodian],
                                                      bundle: Path) -> None:
     gov = write_policy(tmp_path / "governance")
+    sign_up(gov, bundle)
     code, _ = _invoke("sovereign", "preflight", str(bundle), "--corpus", str(sealed / "public.json"),
                       "--governance", str(gov), "--out", str(tmp_path / "P.json"), "--logs", str(tmp_path / "l"))
     assert code == 0
     (bundle / "README.md").write_text("changed\n")
+    code, output = _invoke("sovereign", "run", "--bundle", str(bundle), "--vault", str(sealed), "--identity",
+                           str(custodians[0].key), "--governance", str(gov), "--out", str(tmp_path / "R.json"))
+    assert code == 2 and "the signature is for bundle" in output  # the old signature does not cover the change
+    sign_up(gov, bundle, name="dev2")  # signed again, it still has not passed preflight
     code, output = _invoke("sovereign", "run", "--bundle", str(bundle), "--vault", str(sealed), "--identity",
                            str(custodians[0].key), "--governance", str(gov), "--out", str(tmp_path / "R.json"))
     assert code == 2 and "has not passed preflight" in output and "Traceback" not in output
@@ -117,6 +126,7 @@ def test_a_failing_preflight_says_which_error_class(tmp_path: Path, sealed: Path
     first = next(e["id"] for e in public if e.get("segment", "development") == "development")
     (dest / "attacks.json").write_text(json.dumps({first: ["exit", None]}))
     gov = write_policy(tmp_path / "governance")
+    sign_up(gov, dest)
     code, output = _invoke("sovereign", "preflight", str(dest), "--corpus", str(sealed / "public.json"),
                            "--governance", str(gov), "--out", str(tmp_path / "P.json"), "--logs", str(tmp_path / "l"))
     assert code == 1 and "preflight failed: crashed" in output
@@ -134,6 +144,7 @@ def test_a_result_carrying_a_secret_n_gram_is_not_released(tmp_path: Path, seale
     manifest = (dest / "method.toml").read_text().replace('version = "1.0"', f"version = {json.dumps(gold_source)}")
     (dest / "method.toml").write_text(manifest)  # a name that happens to (or tries to) probe a secret text
     gov = write_policy(tmp_path / "governance")
+    sign_up(gov, dest)
     code, _ = _invoke("sovereign", "preflight", str(dest), "--corpus", str(sealed / "public.json"),
                       "--governance", str(gov), "--out", str(tmp_path / "P.json"), "--logs", str(tmp_path / "l"))
     assert code == 0

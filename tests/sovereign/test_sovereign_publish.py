@@ -41,6 +41,9 @@ def test_two_agreeing_sandboxed_runs_published_without_a_secret_text(
     gov, key, db = tmp_path / "governance", str(custodians[0].key), str(tmp_path / "board.db")
     bundle = shutil.copytree(REPO / "examples" / "bundles" / "glossary-python", tmp_path / "bundle")
     _cli("governance", "policy", "--organisation", ORG, "--governance", gov)
+    _cli("keys", "new", "-o", tmp_path / "dev.key", "--signer", "dev")  # the submitter's key, registered by governance
+    _cli("governance", "submitter", "add", "dev", "--public-key", tmp_path / "dev.pub", "--governance", gov)
+    _cli("submission", "sign", bundle, "--key", tmp_path / "dev.key")  # bundle.sig beside it, where preflight looks
     _cli("sovereign", "preflight", bundle, "--corpus", sealed / "public.json", "--governance", gov,
          "--out", tmp_path / "P.json", "--logs", tmp_path / "plogs")
     for name in ("R1", "R2"):

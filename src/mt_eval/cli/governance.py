@@ -1,4 +1,5 @@
-"""``mt-eval governance``: the audit log, revocation, the submission budget, publishing sovereign cards.
+"""``mt-eval governance``: the audit log, revocation, submitter keys, the submission budget, publishing
+sovereign cards.
 
 The work is in ``sovereign/governance.py`` and ``store/sovereign.py``; the words in ``render/governance.py``.
 """
@@ -84,14 +85,16 @@ def policy(
     days: Annotated[int | None, opt("The window, in days.", "--days")] = None,
     organisation: Annotated[str | None, opt("The governance organisation named on public cards.",
                                             "--organisation")] = None,
+    model: Annotated[list[str] | None, opt("An LLM model the broker may forward to (repeat; replaces the list). "
+                                           "A gateway bundle declaring another is refused.", "--model")] = None,
     who: WhoOpt = None,
     governance: GovernanceOpt = Path("governance"),
 ) -> None:
-    """Show the governance policy, or change it (the change is logged): budget and organisation.
+    """Show the governance policy, or change it (the change is logged): budget, organisation, models.
 
-    Repeated queries overfit a holdout, so each method gets a budget of gold submissions (distinct
-    bundles; default 3 per 30 days), each executed at most twice (the §9.2 agreement pair); failed
-    runs count too, since an error class is an answer as well.
+    Repeated queries overfit a holdout, so each registered submitter key gets a budget of gold
+    submissions (distinct bundles, whatever they are named; default 3 per 30 days), each executed at
+    most twice (the §9.2 agreement pair); failed runs count too, since an error class is an answer as well.
 
     Example: mt-eval governance policy --submissions 3 --days 30 --organisation "Example Language Council"
     """
@@ -99,9 +102,9 @@ def policy(
     from mt_eval.sovereign.governance import Governance
 
     gov = Governance(governance)
-    if any(v is not None for v in (submissions, runs_per_submission, days, organisation)):
+    if any(v is not None for v in (submissions, runs_per_submission, days, organisation, model)):
         gov.set_policy(submissions=submissions, runs_per_submission=runs_per_submission, days=days,
-                       organisation=organisation, who=who)
+                       organisation=organisation, models=tuple(model) if model is not None else None, who=who)
     for line in policy_lines(gov.policy(), gov.revoked()):
         out.print(line, highlight=False)
 
@@ -130,6 +133,68 @@ def approve(
     custodian, digest = record_approval(governance, vault, share, bundle.strip(), segment, who)
     out.print(f"custodian {custodian} approved one {escape(segment)} run of bundle {escape(bundle.strip()[:12])}… "
               f"(audit event {digest[:12]})", highlight=False)
+
+
+submitter_app = typer.Typer(help="Registered submitter keys: who may submit, and whose budget a run counts "
+                                 "against.", no_args_is_help=True)
+governance_app.add_typer(submitter_app, name="submitter")
+
+
+@submitter_app.command("add")
+def submitter_add(
+    name: Annotated[str, typer.Argument(help="The submitter's name (letters, digits, . @ + - _).")],
+    public_key: Annotated[str, opt("The submitter's public key: a .pub file (mt-eval keys new) or its line.",
+                                   "--public-key")],
+    who: WhoOpt = None,
+    governance: GovernanceOpt = Path("governance"),
+) -> None:
+    """Register a submitter key (logged): bundles it signs may be preflighted and run, within its budget.
+
+    The budget counts submissions per key, so each key registered is one more budget: register one
+    key per submitter whose identity you checked.
+
+    Example: mt-eval governance submitter add alice --public-key alice.pub --who board
+    """
+    from mt_eval.sovereign.governance import Governance
+    from mt_eval.sovereign.submitters import add_submitter, public_key_from
+
+    added = add_submitter(Governance(governance), name, public_key_from(public_key), who)
+    out.print(f"registered submitter {escape(added.name)} (key {added.key})", highlight=False)
+
+
+@submitter_app.command("revoke")
+def submitter_revoke(
+    name: Annotated[str, typer.Argument(help="The submitter's name, or 12+ digits of its key.")],
+    reason: Annotated[str, opt("Why (recorded; shown to whoever is refused).", "--reason")],
+    who: WhoOpt = None,
+    governance: GovernanceOpt = Path("governance"),
+) -> None:
+    """Revoke a submitter key (logged): nothing it signed is preflighted or run from now on.
+
+    Example: mt-eval governance submitter revoke alice --reason "key lost"
+    """
+    from mt_eval.sovereign.governance import Governance
+    from mt_eval.sovereign.submitters import revoke_submitter
+
+    revoked = revoke_submitter(Governance(governance), name, reason, who)
+    out.print(f"revoked submitter {escape(revoked.name)} (key {revoked.key})", highlight=False)
+
+
+@submitter_app.command("list")
+def submitter_list(governance: GovernanceOpt = Path("governance")) -> None:
+    """List registered submitter keys (revoked ones with their reason), as the audit log stands.
+
+    Example: mt-eval governance submitter list
+    """
+    from mt_eval.sovereign.governance import Governance
+    from mt_eval.sovereign.submitters import submitters
+
+    found = submitters(Governance(governance))
+    for s in found.values():
+        state = f"revoked ({escape(s.revoked)})" if s.revoked is not None else "active"
+        out.print(f"{escape(s.name)}  {s.key}  {state}", highlight=False)
+    if not found:
+        out.print("no submitter keys registered (mt-eval governance submitter add NAME --public-key KEY.pub)")
 
 
 @governance_app.command("card")

@@ -1,4 +1,4 @@
-"""Sovereign evaluation commands: ``submission check``, ``sovereign preflight`` and ``sovereign run``.
+"""Sovereign evaluation commands: ``submission check|sign``, ``sovereign preflight`` and ``sovereign run``.
 
 The work is in ``mt_eval.sovereign`` (bundle, sandbox, broker, runner, release); these commands parse
 options and write files. ``run`` prints the status only: RESULT.json is the one thing a submitter gets.
@@ -29,6 +29,8 @@ KeyEnvOpt = Annotated[str | None, opt("Name of the variable holding the provider
 TokensOpt = Annotated[int, opt("Egress budget: prompt + completion tokens for the whole run.", "--token-budget")]
 CostOpt = Annotated[float, opt("Egress budget in USD for the whole run.", "--cost-budget")]
 ResultOpt = Annotated[Path, opt("Where RESULT.json goes.", "--out", "-o")]
+SignatureOpt = Annotated[Path | None, opt("The submission signature (mt-eval submission sign); default: BUNDLE.sig "
+                                          "beside the bundle.", "--signature")]
 
 
 BundleArg = Annotated[Path, typer.Argument(help="The bundle: a directory with method.toml, or a .tar.gz/.zip of one.")]
@@ -53,6 +55,37 @@ def check(bundle: BundleArg) -> None:
     out.print(f"sha256 {found.sha256}", highlight=False)
 
 
+@submission_app.command("sign")
+def sign(
+    bundle: BundleArg,
+    key: Annotated[Path, opt("Your submitter private key (mt-eval keys new); governance registers its .pub.",
+                             "--key", "-k")],
+    output: Annotated[Path | None, opt("Where the signature goes (default: BUNDLE.sig beside the bundle).",
+                                       "--out", "-o")] = None,
+    signer: Annotated[str | None, opt("The name the signature declares (default: the one in KEY's .pub).",
+                                      "--signer")] = None,
+) -> None:
+    """Sign a bundle as its submitter: an Ed25519 signature of the bundle's sha256, in a detached file.
+
+    preflight and run accept a bundle only with a valid signature by a key governance registered
+    (mt-eval governance submitter add); any change to a file of the bundle needs a new signature.
+
+    Example: mt-eval submission sign examples/bundles/glossary-python --key alice.key
+    """
+    from mt_eval.sovereign.bundle import load_bundle
+    from mt_eval.sovereign.submitters import sign_submission
+
+    found = load_bundle(bundle)
+    path, signature = sign_submission(found, bundle, key, output, signer)
+    out.print(f"signed bundle {found.sha256[:12]}… with key {signature.key_id}: {escape(str(path))}", highlight=False)
+
+
+def _signature(bundle: Path, signature: Path | None) -> Path:
+    from mt_eval.sovereign.submitters import default_signature
+
+    return signature if signature is not None else default_signature(bundle)
+
+
 def _egress(url: str | None, key_env: str | None, tokens: int, cost: float) -> BrokerConfig | None:
     from mt_eval.sovereign.broker import egress_config
 
@@ -71,6 +104,7 @@ def preflight(
     provider_key_env: KeyEnvOpt = None,
     token_budget: TokensOpt = 200_000,
     cost_budget: CostOpt = 5.0,
+    signature: SignatureOpt = None,
 ) -> None:
     """Run a bundle on the public development segment in the same sandbox, with the same limits, as
     a gold run, and give the developer everything: the result, the sandbox report, stderr.
@@ -87,7 +121,8 @@ def preflight(
 
     found = load_bundle(bundle)
     egress = _egress(provider_url, provider_key_env, token_budget, cost_budget)
-    evaluation = run_preflight(found, load_corpus(corpus), governance, load_policy(governance), egress)
+    evaluation = run_preflight(found, load_corpus(corpus), governance, load_policy(governance), egress,
+                               signature=_signature(bundle, signature))
     result.write_text(evaluation.released, encoding="utf-8")
     written = write_logs(evaluation, logs)
     status = evaluation.result["status"]
@@ -113,6 +148,7 @@ def run(
     provider_key_env: KeyEnvOpt = None,
     token_budget: TokensOpt = 200_000,
     cost_budget: CostOpt = 5.0,
+    signature: SignatureOpt = None,
 ) -> None:
     """Run a preflighted bundle on a vault segment in the sandbox; only RESULT.json leaves.
 
@@ -134,7 +170,8 @@ def run(
     key = identity_or_shares(identity, share or [])
     found = load_bundle(bundle)
     egress = _egress(provider_url, provider_key_env, token_budget, cost_budget)
-    evaluation = run_gold(found, vault, key, segment, governance, load_policy(governance), egress)
+    evaluation = run_gold(found, vault, key, segment, governance, load_policy(governance), egress,
+                          signature=_signature(bundle, signature))
     result.write_text(evaluation.released, encoding="utf-8")
     write_logs(evaluation, governance / "sandbox-logs" / evaluation.result["sovereign"]["audit_line_sha256"][:16])
     out.print(f"status {evaluation.result['status']}; result {escape(str(result))}")

@@ -50,7 +50,8 @@ def audit_table(events: Sequence[Mapping[str, Any]]) -> Table:
 def policy_lines(policy: Any, revoked: Mapping[str, str]) -> list[str]:
     """``governance policy``: the budget, the organisation, what is revoked."""
     lines = [f"organisation: {escape(policy.organisation or '(not set: --organisation NAME)')}",
-             f"budget: {policy.submissions} gold submissions per {policy.days} days per method, each run at "
-             f"most {policy.runs_per_submission} times, on {escape(', '.join(policy.segments))}"]  # fmt: skip
+             f"budget: {policy.submissions} gold submissions per {policy.days} days per submitter key, each run "
+             f"at most {policy.runs_per_submission} times, on {escape(', '.join(policy.segments))}",
+             f"egress models: {escape(', '.join(policy.models) or '(none: --model NAME)')}"]  # fmt: skip
     lines += [f"revoked: {escape(target)} ({escape(reason)})" for target, reason in revoked.items()]
     return lines

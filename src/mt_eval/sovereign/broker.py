@@ -1,33 +1,102 @@
 """The LLM egress broker: the only way out of the sandbox, for a bundle that declares ``egress = "gateway"``.
 
 An OpenAI-compatible endpoint (``POST /v1/chat/completions``, nothing else) on a Unix socket bound
-into the sandbox. It forwards a request only when its ``model`` is one the manifest declares, only to
-the provider the governance organisation configured (the method cannot name another: it never sees a
-URL, and the sandbox has no network), with the governance API key put in by the broker (the method's
-own ``Authorization`` header is dropped), and only while the token and cost budget lasts. Every
-request, refusal, byte and token is counted; the counts go on the card. Refusals are answered with an
-OpenAI-style error body and recorded by reason and by the entry being translated, so the sandbox
-report can name them (``refused_egress``).
+into the sandbox. It forwards a request only when
+
+* its ``model`` is one the **governance policy** allows (``policy.toml`` ``[egress] models``) and the
+  manifest declares: a bundle declaring a model the policy does not allow is refused before its
+  sandbox starts (``execute``), so the bundle's own declaration never widens what it may reach;
+* it carries **only allow-listed fields** (:data:`FIELDS`: model, messages, max_tokens, temperature,
+  top_p, stop, seed, n, stream, presence/frequency penalties), each a well-formed value, and its
+  ``messages`` are a list of ``{role: system|user|assistant, content: str}``. Anything else
+  (``provider``, ``models``, ``plugins``, ``tools``, ``route``, ``transforms``…, which some gateways obey)
+  is refused, not stripped: the method learns at preflight that the request it made is not the one it
+  would get. What is forwarded is rebuilt from the allow-list (one choice, ``max_tokens`` capped);
+* the token and cost budget lasts.
+
+It goes only to the provider the governance organisation configured (the method never sees a URL,
+and the sandbox has no network), with the governance API key put in by the broker (the method's own
+headers are never forwarded). Every request, refusal, byte and token is counted; the counts go on
+the card. Refusals are answered with an OpenAI-style error body and recorded by reason and by the
+entry being translated, so the sandbox report can name them (``refused_egress``). The transport
+(``egress_server``) bounds threads, connections and time: a bounded worker pool, per-connection
+deadlines, and malformed HTTP answered 4xx without a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
-import socketserver
 import threading
 from collections import Counter
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from mt_eval.errors import UserError
 from mt_eval.methods.base import Usage
+from mt_eval.sovereign.bundle import MANIFEST, Bundle
+from mt_eval.sovereign.egress_server import BoundedServer, Request, ServerLimits
+from mt_eval.sovereign.policy import Policy
 
 ROUTE = "/v1/chat/completions"
-MAX_BODY = 1 << 20
+ROLES = ("system", "user", "assistant")
+MAX_MESSAGES = 256
+MAX_STOPS = 4  # OpenAI's own limit
+
+
+Check = Callable[[object], bool]
+
+
+def _number(low: float, high: float) -> Check:
+    return lambda v: isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and low <= v <= high
+
+
+def _whole(least: int) -> Check:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= least
+
+
+def _stop(v: object) -> bool:
+    return isinstance(v, str) or (isinstance(v, list) and len(v) <= MAX_STOPS and all(isinstance(s, str) for s in v))
+
+
+def _messages(v: object) -> bool:
+    return isinstance(v, list) and 0 < len(v) <= MAX_MESSAGES and all(
+        isinstance(m, dict) and set(m) == {"role", "content"} and m["role"] in ROLES and isinstance(m["content"], str)
+        for m in v)
+
+
+# the request fields forwarded, each with the check its value must pass; anything else is refused
+FIELDS: dict[str, Check] = {
+    "model": lambda v: isinstance(v, str),
+    "messages": _messages,
+    "max_tokens": _whole(1),
+    "temperature": _number(0, 2),
+    "top_p": _number(0, 1),
+    "stop": _stop,
+    "seed": _whole(-(2**63)),
+    "n": _whole(1),  # forwarded as 1 whatever is asked: one choice is what the budget is checked against
+    "stream": lambda v: isinstance(v, bool),  # never forwarded: a streamed answer is refused (``streaming``)
+    "presence_penalty": _number(-2, 2),
+    "frequency_penalty": _number(-2, 2),
+}
+
+
+def request_problem(body: dict[str, Any]) -> tuple[str, str] | None:
+    """Why a request body is refused before any budget or model check: ``(reason, message)``; None when
+    it has only allow-listed fields, each well-formed."""
+    for name, value in body.items():
+        if name not in FIELDS:
+            return "field", f"field {name!r} is not forwarded (allowed: {', '.join(FIELDS)})"
+        if not FIELDS[name](value):
+            return "invalid", f"field {name!r} has a value the broker does not forward"
+    if "messages" not in body or "model" not in body:
+        return "invalid", "a request needs model and messages"
+    return None
 
 
 @dataclass(frozen=True)
@@ -36,7 +105,7 @@ class BrokerConfig:
 
     base_url: str  # the provider's OpenAI-compatible base URL, e.g. https://api.example/v1
     api_key: str
-    models: tuple[str, ...]  # the manifest's declared models
+    models: tuple[str, ...]  # the models the governance policy allows (``[egress] models``)
     max_tokens: int = 200_000  # prompt + completion tokens for the whole run
     max_cost_usd: float = 5.0
     timeout_seconds: float = 60.0
@@ -69,14 +138,10 @@ class BrokerCounters:
                 "refused": dict(sorted(self.refused.items()))}
 
 
-class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
-
-
 class Broker:
     """``with Broker(config, socket_path) as broker:``; set ``broker.current_entry`` per request sent."""
 
-    def __init__(self, config: BrokerConfig, socket_path: Path) -> None:
+    def __init__(self, config: BrokerConfig, socket_path: Path, limits: ServerLimits | None = None) -> None:
         self.config = config
         self.socket_path = socket_path
         self.counters = BrokerCounters()
@@ -85,24 +150,52 @@ class Broker:
         # one request at a time to the provider: the budget is checked against every earlier reply's usage
         self.forwarding = threading.Lock()
         self._client = httpx.Client(timeout=config.timeout_seconds)
-        self._server = _UnixHTTPServer(str(socket_path), _handler(self))
+        self._server = BoundedServer(socket_path, self.handle, self.reject, limits or ServerLimits())
         os.chmod(socket_path, 0o666)  # the sandbox runs as another uid
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     def __enter__(self) -> Broker:
-        self._thread.start()
+        self._server.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.close()
         self._client.close()
         self.socket_path.unlink(missing_ok=True)
 
-    def refusal(self, body: dict[str, Any], path: str) -> str | None:
-        """Why this request is refused (None: forward it). Checked under the lock with the counters."""
-        if path != ROUTE:
-            return "route"
+    def handle(self, request: Request) -> tuple[int, bytes]:
+        """One whole request from the sandbox: the provider's answer, or a refusal."""
+        self.count_request()
+        if request.method != "POST" or request.path != ROUTE:
+            return self._refused("route")
+        try:
+            body = json.loads(request.body)
+        except (ValueError, RecursionError):
+            return self._refused("not_json")
+        if not isinstance(body, dict):
+            return self._refused("not_json")
+        problem = request_problem(body)
+        if problem is not None:
+            return self._refused(*problem)
+        with self.forwarding:  # checked and forwarded as one step: concurrent requests cannot all pass
+            with self._lock:
+                reason = self.refusal(body)
+            if reason is not None:
+                return self._refused(reason)
+            return self.forward(self.capped(body))
+
+    def reject(self, status: int, code: str) -> bytes:
+        """A request the transport refused (malformed HTTP, too large, too slow): counted, and its error body."""
+        self.count_request()
+        self.refuse(code)
+        return json.dumps({"error": {"type": "bad_request" if status < 500 else "broker_error", "code": code}}).encode()
+
+    def _refused(self, reason: str, message: str | None = None) -> tuple[int, bytes]:
+        self.refuse(reason)
+        error = {"type": "refused_egress", "code": reason, **({"message": message} if message else {})}
+        return 403, json.dumps({"error": error}).encode()
+
+    def refusal(self, body: dict[str, Any]) -> str | None:
+        """Why a well-formed request is refused (None: forward it). Checked under the lock with the counters."""
         if body.get("stream"):
             return "streaming"
         if body.get("model") not in self.config.models:
@@ -125,13 +218,13 @@ class Broker:
                 self.counters.refused_entries.setdefault(self.current_entry, []).append(reason)
 
     def capped(self, body: dict[str, Any]) -> bytes:
-        """The request as forwarded: one choice, and no more completion tokens than the budget has left (a
-        method asking for 100,000 tokens in one request cannot overshoot it)."""
+        """The request as forwarded, rebuilt from the allow-list: one choice, never streamed, and no more
+        completion tokens than the budget has left (a method asking for 100,000 tokens in one request
+        cannot overshoot it)."""
         c = self.counters
         left = max(1, self.config.max_tokens - c.prompt_tokens - c.completion_tokens)
-        asked = body.get("max_tokens")
-        wanted = asked if isinstance(asked, int) and not isinstance(asked, bool) and asked > 0 else left
-        return json.dumps({**body, "n": 1, "max_tokens": min(wanted, left)}).encode()
+        kept = {k: v for k, v in body.items() if k in FIELDS and k != "stream"}
+        return json.dumps({**kept, "n": 1, "max_tokens": min(body.get("max_tokens", left), left)}).encode()
 
     def forward(self, raw: bytes) -> tuple[int, bytes]:
         url = self.config.base_url.rstrip("/") + "/chat/completions"
@@ -165,59 +258,32 @@ def _usage(content: bytes) -> dict[str, Any]:
     return usage if isinstance(usage, dict) else {}
 
 
-def _handler(broker: Broker) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def gateway_models(bundle: Bundle, egress: BrokerConfig | None) -> tuple[str, ...]:
+    """The models a gateway bundle's broker forwards to: those it declares, each of which the governance
+    policy must allow (``egress.models``); ``UserError`` naming the first one it does not, before
+    anything is staged. Empty for a bundle without egress (or without a configured provider, which
+    ``execute`` refuses)."""
+    if bundle.manifest.egress != "gateway" or egress is None:
+        return ()
+    for model in bundle.manifest.models:
+        if model not in egress.models:
+            raise UserError(f"{model!r} is not a model the governance policy allows "
+                            f"(allowed: {', '.join(egress.models) or 'none'})", file=str(bundle.root / MANIFEST),
+                            field="models", hint="declare only allowed models, or ask governance to allow it: "
+                            "[egress] models in policy.toml (mt-eval governance policy --model NAME)")
+    return tuple(bundle.manifest.models)
 
-        def address_string(self) -> str:  # a Unix socket peer has no (host, port)
-            return "sandbox"
 
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def _send(self, status: int, data: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _refused(self, reason: str) -> None:
-            broker.refuse(reason)
-            self._send(403, json.dumps({"error": {"type": "refused_egress", "code": reason}}).encode())
-
-        def do_GET(self) -> None:
-            broker.count_request()
-            self._refused("route")
-
-        def do_POST(self) -> None:
-            broker.count_request()
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
-                self.close_connection = True
-                return self._refused("too_large")
-            raw = self.rfile.read(length)
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                return self._refused("not_json")
-            with broker.forwarding:  # checked and forwarded as one step: concurrent requests cannot all pass
-                with broker._lock:
-                    reason = broker.refusal(body if isinstance(body, dict) else {}, self.path)
-                if reason is not None:
-                    return self._refused(reason)
-                status, data = broker.forward(broker.capped(body))
-            self._send(status, data)
-
-    return Handler
+def policy_egress(egress: BrokerConfig | None, policy: Policy) -> BrokerConfig | None:
+    """``egress`` allowing exactly the models of the governance policy (``[egress] models``)."""
+    return replace(egress, models=policy.models) if egress is not None else None
 
 
 def egress_config(base_url: str | None, key_env: str | None, max_tokens: int,
                   max_cost_usd: float) -> BrokerConfig | None:
     """The governance-configured provider from command options (None: no broker). The key is read
-    from the named environment variable of the harness; the sandbox's environment is empty."""
-    from mt_eval.errors import UserError
-
+    from the named environment variable of the harness; the sandbox's environment is empty. Its
+    models are filled in from the governance policy by ``runner.preflight``/``run``."""
     if base_url is None:
         return None
     key = os.environ.get(key_env or "")

@@ -10,15 +10,17 @@ A governance directory (``--governance DIR``, default ``./governance``) holds
   catches a truncated tail. A hash chain proves the log was not edited piecemeal; someone who may
   rewrite the whole directory can forge a consistent one, which is why each public card records the
   hash of its run's audit line (published, it pins the log up to that point).
-* ``policy.toml`` (``sovereign/policy.py``): the submission budget (3 bundles per method per 30
-  days, each executed at most twice: the §9.2 pair) and the ``organisation`` named on public cards.
+* ``policy.toml`` (``sovereign/policy.py``): the submission budget (3 bundles per registered submitter
+  key per 30 days, each executed at most twice: the §9.2 pair), the ``organisation`` named on public
+  cards, and the LLM models the broker may reach.
 * revocations are events of the log itself (``kind = "revoke"`` / ``"reinstate"``), so the consent
   history is as tamper-evident as the runs.
 
-Event kinds: ``run`` (a gold run: counted against its method's budget when its segment is secret,
-whatever its status), ``preflight``, ``publish``, ``revoke``, ``reinstate``, ``policy``, ``approve`` (a
-custodian of a quorum vault approves one gold run of a bundle on a segment: ``custody.py``; the next
-``run`` of that bundle and segment consumes it) and ``revoke_custodian`` (a custodian removed, the vault
+Event kinds: ``run`` (a gold run: counted against its submitter key's budget when its segment is
+secret, whatever its status), ``submitter_add`` / ``submitter_revoke`` (``submitters.py``), ``preflight``,
+``publish``, ``revoke``, ``reinstate``, ``policy``, ``approve`` (a custodian of a quorum vault approves
+one gold run of a bundle on a segment: ``custody.py``; the next ``run`` of that bundle and segment
+consumes it) and ``revoke_custodian`` (a custodian removed, the vault
 re-sealed to a new split).
 """
 
@@ -46,7 +48,8 @@ from mt_eval.sovereign.policy import Policy, read_policy
 DEFAULT_DIR = Path("governance")
 LOG, HEAD, POLICY, LOCK = "audit.jsonl", "audit.head", "policy.toml", ".audit.lock"
 GENESIS = "0" * 64
-KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy", "approve", "revoke_custodian")
+KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy", "approve", "revoke_custodian",
+         "submitter_add", "submitter_revoke")
 SECRET_MARKERS = ("AGE-SECRET-KEY-", "PRIVATE KEY")  # an identity or a signing key never enters the log
 
 
@@ -196,16 +199,19 @@ class Governance:
         return read_policy(self.policy_path)
 
     def set_policy(self, *, submissions: int | None = None, runs_per_submission: int | None = None,
-                   days: int | None = None, organisation: str | None = None, who: str | None = None) -> Policy:
+                   days: int | None = None, organisation: str | None = None, models: tuple[str, ...] | None = None,
+                   who: str | None = None) -> Policy:
         """Change the policy file (and log the change); ``None`` keeps a value as it is."""
         old = self.policy()
         asked: dict[str, Any] = {"submissions": submissions, "runs_per_submission": runs_per_submission, "days": days,
-                                 "organisation": organisation.strip() if organisation is not None else None}
+                                 "organisation": organisation.strip() if organisation is not None else None,
+                                 "models": models}
         new = replace(old, **{k: v for k, v in asked.items() if v is not None}).checked()
         self.dir.mkdir(parents=True, exist_ok=True)
         write_atomic(self.policy_path, new.toml().encode("utf-8"))
         self.record({"kind": "policy", "who": who, "submissions": new.submissions, "days": new.days,
-                     "runs_per_submission": new.runs_per_submission, "organisation": new.organisation})  # fmt: skip
+                     "runs_per_submission": new.runs_per_submission, "organisation": new.organisation,
+                     "models": list(new.models)})  # fmt: skip
         return new
 
     # ------------------------------------------------------------ consent and budget
@@ -234,17 +240,21 @@ class Governance:
         return self.record({"kind": "reinstate", "target": bundle_or_method.strip(), "reason": reason.strip(),
                             "who": who})
 
-    def submissions(self, method: str, now: datetime | None = None) -> dict[str, list[datetime]]:
-        """``method``'s counted runs (kind ``run`` on a budget segment) in the policy window, by bundle
-        sha256 (one key per submission), each bundle's times in order, bundles by first run."""
+    def counted_runs(self, now: datetime | None = None) -> list[dict[str, Any]]:
+        """The runs the budget counts: kind ``run`` on a budget segment in the policy window, oldest first."""
         policy, now = self.policy(), now or datetime.now(UTC)
         since = now - timedelta(days=policy.days)
+        return [ev for ev in self.events() if ev.get("kind") == "run" and ev.get("segment") in policy.segments
+                and (when := _when(ev.get("when"))) is not None and when > since]  # fmt: skip
+
+    def submissions(self, submitter_key: str, now: datetime | None = None) -> dict[str, list[datetime]]:
+        """The counted runs signed by ``submitter_key`` (``submitters.fingerprint``), by bundle sha256 (one
+        key per submission, whatever the bundle's method is called), each bundle's times in order, bundles
+        by first run."""
         out: dict[str, list[datetime]] = {}
-        for ev in self.events():
-            when = _when(ev.get("when"))
-            if ev.get("kind") == "run" and ev.get("method") == method and ev.get("segment") in policy.segments \
-                    and when is not None and when > since:
-                out.setdefault(str(ev.get("bundle_sha256")), []).append(when)
+        for ev in self.counted_runs(now):
+            if ev.get("submitter_key") == submitter_key:
+                out.setdefault(str(ev.get("bundle_sha256")), []).append(datetime.fromisoformat(ev["when"]))
         return out
 
     def check_not_revoked(self, bundle_sha256: str, method: str) -> None:
@@ -255,23 +265,24 @@ class Governance:
                 raise UserError(f"{what} was revoked ({revoked[target]}); no run, no publishing",
                                 hint="governance may lift it: mt-eval governance revoke --undo")
 
-    def check_allowed(self, bundle_sha256: str, method: str) -> None:
-        """``UserError`` (one line, how to fix) when the bundle or method is revoked or the method's
-        gold-run budget is spent; nothing when a run may go ahead."""
+    def check_allowed(self, bundle_sha256: str, method: str, submitter_key: str, submitter: str = "") -> None:
+        """``UserError`` (one line, how to fix) when the bundle or method is revoked, the bundle ran its
+        ``runs_per_submission`` (by any key), or the submitter key's gold-run budget is spent; nothing
+        when a run may go ahead. The budget is per key, so renaming a bundle does not reset it."""
         self.check_not_revoked(bundle_sha256, method)
-        policy, used = self.policy(), self.submissions(method)
-        if bundle_sha256 in used:  # the same submission again (the §9.2 pair): no new query, but bounded
-            if len(used[bundle_sha256]) >= policy.runs_per_submission:
-                raise UserError(f"bundle {bundle_sha256[:12]}… already ran {len(used[bundle_sha256])} time(s) on the "
-                                f"secret segments in the last {policy.days} days (at most "
-                                f"{policy.runs_per_submission} per submission)", file=str(self.policy_path))
-            return
-        if len(used) >= policy.submissions:
+        policy, used = self.policy(), self.submissions(submitter_key)
+        runs = sum(1 for ev in self.counted_runs() if ev.get("bundle_sha256") == bundle_sha256)
+        if runs >= policy.runs_per_submission:  # the same bundle again teaches nothing new, but is bounded
+            raise UserError(f"bundle {bundle_sha256[:12]}… already ran {runs} time(s) on the secret segments in "
+                            f"the last {policy.days} days (at most {policy.runs_per_submission} per submission)",
+                            file=str(self.policy_path))
+        if bundle_sha256 not in used and len(used) >= policy.submissions:
             firsts = sorted(times[0] for times in used.values())
             free = firsts[len(firsts) - policy.submissions] + timedelta(days=policy.days) if firsts else None
             when = f"; the next is allowed after {free:%Y-%m-%d %H:%M} UTC" if free else ""
-            raise UserError(f"method {method!r} has used its {policy.submissions} gold submissions of the last "
-                            f"{policy.days} days{when}", file=str(self.policy_path),
+            raise UserError(f"submitter {submitter or '(unnamed)'!r} (key {submitter_key[:12]}…) has used its "
+                            f"{policy.submissions} gold submissions of the last {policy.days} days{when}",
+                            file=str(self.policy_path),
                             hint="repeated queries overfit a holdout; governance sets the budget in policy.toml")
 
     def preflight_passed(self, bundle_sha256: str) -> bool:

@@ -1,7 +1,10 @@
-"""The governance policy (``DIR/policy.toml``): the submission budget and the organisation's name.
+"""The governance policy (``DIR/policy.toml``): the submission budget, the organisation's name, and the
+LLM models a gateway bundle's broker may reach.
 
 The budget counts **submissions**, not executions: a submission is one bundle (by sha256) run on a
-secret segment, and each method gets ``submissions`` of them per ``days`` (default 3 per 30).
+secret segment, and each registered submitter key gets ``submissions`` of them per ``days`` (default 3
+per 30) whatever its bundles are named (``sovereign/submitters.py``: renaming a bundle is free, a new key
+is governance's decision).
 Overfitting a holdout needs a method that changes between queries; running the *same* bundle again
 teaches its developer nothing new (a sandboxed method has no memory of earlier runs), and §9.2 asks
 for exactly that: two executions that agree within ±2 %. So one submission may be executed up to
@@ -17,6 +20,9 @@ submissions = 3
 runs_per_submission = 2
 days = 30
 segments = ["gold_standard", "held_out"]
+
+[egress]
+models = ["openai/gpt-4o-mini"]  # the broker forwards to these only; a bundle declaring another is refused
 
 [release]
 public_breakdowns = ["by_difficulty"]  # RESULT.json and the public card add these (default: none)
@@ -51,6 +57,7 @@ class Policy:
     days: int = DEFAULTS["days"]
     segments: tuple[str, ...] = DEFAULTS["segments"]
     organisation: str | None = None
+    models: tuple[str, ...] = ()  # [egress] models: none unless governance names them
     public_breakdowns: tuple[str, ...] = ()  # [release] public_breakdowns: none unless governance names them
 
     def toml(self) -> str:
@@ -58,6 +65,7 @@ class Policy:
         return ("# mt-eval governance policy (mt-eval governance policy --help)\n" + org + "\n[budget]\n"
                 + "".join(f"{name} = {getattr(self, name)}\n" for name in MINIMUM)
                 + f"segments = {json.dumps(list(self.segments))}\n"
+                + (f"\n[egress]\nmodels = {json.dumps(list(self.models))}\n" if self.models else "")
                 + (f"\n[release]\npublic_breakdowns = {json.dumps(list(self.public_breakdowns))}\n"
                    if self.public_breakdowns else ""))  # fmt: skip
 
@@ -72,6 +80,8 @@ class Policy:
         org = self.organisation
         if org is not None and (not isinstance(org, str) or not org.strip() or not org.isprintable()):
             raise UserError("organisation must be a printable name", file=file, field="organisation")
+        if not all(isinstance(m, str) and m.strip() == m and m and m.isprintable() for m in self.models):
+            raise UserError("models must be a list of model names", file=file, field="egress.models")
         if not all(isinstance(b, str) and b in BREAKDOWNS for b in self.public_breakdowns):
             raise UserError(f"public_breakdowns must name breakdowns among {', '.join(BREAKDOWNS)}", file=file,
                             field="release.public_breakdowns")
@@ -86,14 +96,18 @@ def read_policy(path: Path) -> Policy:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UserError(f"not a readable policy file: {exc}", file=str(path)) from None
-    budget, release = data.get("budget", {}), data.get("release", {})
-    if not isinstance(budget, dict) or not isinstance(release, dict):
-        raise UserError("budget and release are tables ([budget], [release])", file=str(path))
-    unknown = (sorted(set(budget) - set(DEFAULTS)) + sorted(set(release) - {"public_breakdowns"})
-               + sorted(set(data) - {"budget", "release", "organisation"}))
+    budget, egress, release = data.get("budget", {}), data.get("egress", {}), data.get("release", {})
+    if not isinstance(budget, dict) or not isinstance(egress, dict) or not isinstance(release, dict):
+        raise UserError("budget, egress and release are tables ([budget], [egress], [release])", file=str(path))
+    unknown = (sorted(set(budget) - set(DEFAULTS)) + sorted(set(egress) - {"models"})
+               + sorted(set(release) - {"public_breakdowns"})
+               + sorted(set(data) - {"budget", "egress", "release", "organisation"}))
     if unknown:  # a misspelt key would otherwise silently leave the default in force
         raise UserError(f"unknown policy key {unknown[0]!r} (known: organisation, budget.{', budget.'.join(DEFAULTS)}, "
-                        "release.public_breakdowns)", file=str(path))
+                        "egress.models, release.public_breakdowns)", file=str(path))
+    models = egress.get("models", [])
+    if not isinstance(models, list):
+        raise UserError("models must be a list of model names", file=str(path), field="egress.models")
     public = release.get("public_breakdowns", [])
     if not isinstance(public, list):
         raise UserError("public_breakdowns must be a list of breakdown names", file=str(path),
@@ -103,4 +117,4 @@ def read_policy(path: Path) -> Policy:
         raise UserError("segments must be a list of segment names", file=str(path), field="budget.segments")
     values = {name: budget.get(name, DEFAULTS[name]) for name in MINIMUM}
     return Policy(**values, segments=tuple(segments), organisation=data.get("organisation"),
-                  public_breakdowns=tuple(public)).checked(str(path))
+                  models=tuple(models), public_breakdowns=tuple(public)).checked(str(path))

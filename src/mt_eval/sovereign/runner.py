@@ -30,7 +30,7 @@ from typing import Any
 from mt_eval.corpus.models import Dataset
 from mt_eval.errors import UserError
 from mt_eval.methods.base import MethodIdentity, Translation
-from mt_eval.sovereign.broker import Broker, BrokerConfig
+from mt_eval.sovereign.broker import Broker, BrokerConfig, gateway_models, policy_egress
 from mt_eval.sovereign.bundle import Bundle
 from mt_eval.sovereign.custody import Share, gold_run_key
 from mt_eval.sovereign.governance import Governance
@@ -57,6 +57,7 @@ from mt_eval.sovereign.sandbox import (
     seccomp_program,
     stage,
 )
+from mt_eval.sovereign.submitters import verify_submission
 from mt_eval.sovereign.vault import open_segment
 
 _MEMORY_MARKS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
@@ -151,6 +152,7 @@ class _Session:
 def execute(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, workdir: Path,
             egress: BrokerConfig | None = None) -> tuple[list[Translation], SandboxReport]:
     """Translate every entry of ``dataset`` with ``bundle`` in the sandbox; failures as ``Translation.error``."""
+    models = gateway_models(bundle, egress)  # a model the governance policy does not allow: refused before staging
     staged = stage(bundle, workdir)
     report = SandboxReport()
     broker_cm: contextlib.AbstractContextManager[Broker | None] = contextlib.nullcontext()
@@ -163,7 +165,7 @@ def execute(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, workdir: Pa
             os.chown(workdir / "run", SANDBOX_UID, SANDBOX_UID)
         socket = workdir / "run" / "llm.sock"
         staged = replace(staged, socket=socket)
-        broker_cm = Broker(replace(egress, models=tuple(bundle.manifest.models)), socket)
+        broker_cm = Broker(replace(egress, models=models), socket)
     session = _Session(sandbox_argv(staged, policy, entry_command(bundle)), policy, report)
     src, tgt = dataset.info.source_language, dataset.info.target_language
     translations: list[Translation] = []
@@ -285,25 +287,30 @@ def _evaluate(bundle: Bundle, dataset: Dataset, policy: SandboxPolicy, egress: B
 
 
 def preflight(bundle: Bundle, dataset: Dataset, governance_dir: Path, policy: SandboxPolicy,
-              egress: BrokerConfig | None = None) -> Evaluation:
+              egress: BrokerConfig | None = None, *, signature: Path) -> Evaluation:
     """Run ``bundle`` on the public development entries of ``dataset``; passes when every entry is
-    answered without a refused LLM call. Recorded in the governance log either way (the gold run
-    looks for a passed preflight of the same sha256)."""
+    answered without a refused LLM call. Only a bundle signed by a registered submitter key
+    (``signature``: ``submitters.verify_submission``). Recorded in the governance log either way (the
+    gold run looks for a passed preflight of the same sha256)."""
     public = [e for e in dataset.entries if e.segment.value == "development"]
     if not public:
         raise UserError("the corpus has no development entries to preflight on", file=dataset.path or None)
     gov = Governance(governance_dir)
+    submitter = verify_submission(gov, bundle, signature)
+    egress = policy_egress(egress, gov.policy())  # the policy's models, never the caller's or the bundle's
     evaluation = _evaluate(bundle, dataset.model_copy(update={"entries": public}), policy, egress,
                            "development", True, gov.policy().organisation,
                            release_schema(gov.policy().public_breakdowns, preflight=True))
     gov.record({"kind": "preflight", "bundle_sha256": bundle.sha256, "method": bundle.manifest.name,
-                "segment": "development", "status": evaluation.result["status"]})
+                "segment": "development", "status": evaluation.result["status"], "submitter": submitter.name,
+                "submitter_key": submitter.key})
     return evaluation
 
 
 def run(bundle: Bundle, vault_dir: Path, identity: Path | Sequence[Share], segment: str, governance_dir: Path,
-        policy: SandboxPolicy, egress: BrokerConfig | None = None) -> Evaluation:
-    """A gold run: only a bundle whose sha256 passed preflight, within the governance budget; the result
+        policy: SandboxPolicy, egress: BrokerConfig | None = None, *, signature: Path) -> Evaluation:
+    """A gold run: only a bundle signed by a registered submitter key (``signature``) whose sha256 passed
+    preflight, within that key's budget; the result
     passes the leak check before it is returned. The audit line records the released text's hash.
 
     ``identity``: a custodian's identity file, or for a vault held by quorum the custodians' shares
@@ -312,11 +319,13 @@ def run(bundle: Bundle, vault_dir: Path, identity: Path | Sequence[Share], segme
         raise UserError("a gold run needs the seccomp filter, and libseccomp is not available here",
                         hint="apt-get install libseccomp2")
     gov = Governance(governance_dir)
+    submitter = verify_submission(gov, bundle, signature)
+    egress = policy_egress(egress, gov.policy())  # the policy's models, never the caller's or the bundle's
     if not gov.preflight_passed(bundle.sha256):
         raise UserError(f"bundle {bundle.sha256[:12]}… has not passed preflight",
                         hint="mt-eval sovereign preflight BUNDLE --corpus PUBLIC first (any change to a file "
                              "changes the sha256)")
-    gov.check_allowed(bundle.sha256, bundle.manifest.name)
+    gov.check_allowed(bundle.sha256, bundle.manifest.name, submitter.key, submitter.name)
     key, custody = gold_run_key(vault_dir, identity, gov, bundle.sha256, segment)
     dataset = open_segment(vault_dir, key, segment)
     release = release_schema(gov.policy().public_breakdowns)  # what may leave: docs/decisions.md §44
@@ -324,7 +333,7 @@ def run(bundle: Bundle, vault_dir: Path, identity: Path | Sequence[Share], segme
     secrets = SecretIndex([t for e in dataset.entries for t in (e.source, e.reference, *e.references)])
     event = {"kind": "run", "bundle_sha256": bundle.sha256, "method": bundle.manifest.name, "segment": segment,
              "status": evaluation.result["status"], "run_card_hash": (evaluation.card or {}).get("run_card_hash"),
-             **custody}
+             "submitter": submitter.name, "submitter_key": submitter.key, **custody}
     try:
         leak_check(evaluation.released, secrets)
     except UserError:  # the run happened and counts; nothing is released
