@@ -12,7 +12,7 @@ all 64 digits). ``sovereign preflight`` and ``sovereign run`` accept a bundle on
 signature by a registered, unrevoked key (:func:`verify_submission`); their audit events record the
 key, and the gold-run budget counts submissions per key (``Governance.check_allowed``), not per
 method name, so renaming a bundle buys nothing. A second key is a second budget: sybils are bounded
-by whom governance registers (decisions §44).
+by whom governance registers (decisions §48).
 """
 
 from __future__ import annotations
