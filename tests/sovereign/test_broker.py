@@ -21,7 +21,7 @@ from mt_eval.sovereign.runner import execute, score
 from mt_eval.sovereign.sandbox import new_workdir
 
 KEY = "gov-secret-key-123"
-ATTACKS = {2: "other_model", 3: "other_provider", 4: "other_route", 5: "own_key"}
+ATTACKS = {2: "other_model", 3: "other_provider", 4: "other_route", 5: "own_key", 6: "extra_fields"}
 BUDGET = 400
 
 
@@ -52,6 +52,8 @@ def test_only_declared_models_on_the_one_route_with_the_governance_key(gateway_r
     assert texts[2] == texts[3] == "REFUSED:403:undeclared_model"
     assert texts[4] == "REFUSED:403:route"
     assert texts[5].startswith("echo: ")  # answered, with the governance key, not the method's
+    assert texts[6] == "REFUSED:403:field"  # provider/plugins/route: refused, never forwarded
+    assert not any(set(r.body) & {"provider", "plugins", "route"} for r in recorded)
 
 
 def test_the_method_never_sees_the_key(gateway_run: dict) -> None:
@@ -66,7 +68,7 @@ def test_counts_match_what_the_provider_recorded(gateway_run: dict) -> None:
     completion = sum(len(("echo: " + str(r.body["messages"][-1]["content"])).split()) for r in recorded)
     assert egress["mode"] == "gateway" and egress["forwarded"] == len(recorded)
     assert (egress["prompt_tokens"], egress["completion_tokens"]) == (prompt, completion)
-    assert egress["requests"] == 14 and egress["refused"]["undeclared_model"] == 2
+    assert egress["requests"] == 14 and egress["refused"]["undeclared_model"] == 2 and egress["refused"]["field"] == 1
     assert egress["bytes_out"] > 0 and egress["bytes_in"] > 0
     assert KEY not in json.dumps(egress)
 
@@ -87,7 +89,7 @@ def test_the_budget_stops_forwarding_and_is_named(gateway_run: dict) -> None:
     exhausted = [i for i, t in texts.items() if t == "REFUSED:403:budget_exhausted"]
     assert exhausted and max(texts) in exhausted  # ... and every later request refused
     errors = gateway_run["report"].errors()
-    assert errors["budget_exhausted"] == len(exhausted) and errors["refused_egress"] == 3
+    assert errors["budget_exhausted"] == len(exhausted) and errors["refused_egress"] == 4
 
 
 def test_a_gateway_bundle_without_a_configured_provider_is_refused(make_bundle, tmp_path: Path) -> None:

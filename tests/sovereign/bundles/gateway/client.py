@@ -18,9 +18,9 @@ class UnixConnection(http.client.HTTPConnection):
         self.sock.connect(os.environ["MT_EVAL_LLM_SOCKET"])
 
 
-def ask(model, text, path="/v1/chat/completions", headers=None):
+def ask(model, text, path="/v1/chat/completions", headers=None, extra=None):
     conn = UnixConnection("broker")
-    body = json.dumps({"model": model, "messages": [{"role": "user", "content": f"{PROMPT} {text}"}]})
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": f"{PROMPT} {text}"}], **(extra or {})})
     conn.request("POST", path, body, {"Content-Type": "application/json", **(headers or {})})
     reply = conn.getresponse()
     data = json.loads(reply.read())
@@ -32,7 +32,7 @@ def ask(model, text, path="/v1/chat/completions", headers=None):
 for line in sys.stdin:
     request = json.loads(line)
     attack = ATTACKS.get(request["entry_id"])
-    model, path, headers = "test/translator", "/v1/chat/completions", None
+    model, path, headers, extra = "test/translator", "/v1/chat/completions", None, None
     if attack == "other_model":
         model = "test/expensive-model"
     elif attack == "other_provider":
@@ -41,5 +41,7 @@ for line in sys.stdin:
         path = "/v1/embeddings"
     elif attack == "own_key":
         headers = {"Authorization": "Bearer stolen-key"}
-    text = ask(model, request["source"], path, headers)
+    elif attack == "extra_fields":  # fields some gateways obey: another provider, plugins, a route
+        extra = {"provider": {"order": ["anthropic"]}, "plugins": [{"id": "web"}], "route": "fallback"}
+    text = ask(model, request["source"], path, headers, extra)
     print(json.dumps({"entry_id": request["entry_id"], "predicted": text}), flush=True)
