@@ -153,5 +153,6 @@ def test_a_gold_run_refuses_to_start_without_seccomp(tmp_path: Path, monkeypatch
     monkeypatch.setattr(runner, "seccomp_program", lambda: None)
     bundle = load_bundle(_bundle(tmp_path / "b", GOOD))
     with pytest.raises(UserError, match="needs the seccomp filter"):
-        runner.run(bundle, tmp_path / "vault", tmp_path / "id.key", "gold_standard", tmp_path / "gov", SandboxPolicy())
+        runner.run(bundle, tmp_path / "vault", tmp_path / "id.key", "gold_standard", tmp_path / "gov", SandboxPolicy(),
+                   signature=tmp_path / "BUNDLE.sig")
     assert not (tmp_path / "gov").exists()  # refused before anything was recorded
