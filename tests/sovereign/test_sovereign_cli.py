@@ -24,6 +24,7 @@ from conftest import BUNDLES, EXAMPLES, write_policy
 from mt_eval.cli import app
 from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.public_card import load_full_card
+from mt_eval.sovereign.ranking import sealed_statistics
 
 GOLD_ATTACKS = {3: ["stdout_source", None], 4: ["stderr_source", None], 5: ["malformed", None], 6: ["exit", None],
                 7: ["read", "/etc/shadow"]}
@@ -100,6 +101,8 @@ def test_seal_check_preflight_run_and_nothing_secret_reaches_the_submitter(
     assert full["method"]["config"]["bundle_sha256"] == sov["bundle_sha256"]
     # every gold entry but the 3 failed ones and the one that tried /etc/shadow answered with its source
     assert sum(1 for r in full["results"] if r["predicted"] == r["source"]) == vault_fixtures.GOLD - 4
+    # the full card seals its statistics, so governance rank can test it (a gold run's card once sealed none)
+    assert sealed_statistics(full).entry_ids == [r["entry_id"] for r in full["results"]]
 
 
 def test_a_bundle_changed_after_preflight_is_refused(tmp_path: Path, sealed: Path, custodians: list[Custodian],

@@ -199,7 +199,8 @@ def submitter_list(governance: GovernanceOpt = Path("governance")) -> None:
 
 @governance_app.command("card")
 def card(
-    first: Annotated[str, typer.Argument(help="The run to publish: its full card's run_card_hash (or 8+ digits).")],
+    first: Annotated[str, typer.Argument(help="The run to publish: the RESULT.json it released, its audit line "
+                                              "hash or its full card's run_card_hash (8+ digits).")],
     second: Annotated[str, typer.Argument(help="The second run of the same bundle (§9.2 agreement).")],
     key: Annotated[Path, opt("The governance signing key (mt-eval keys new).", "--key", "-k")],
     identity: Annotated[Path | None, opt("A vault custodian's identity (opens the stored full cards).",
@@ -216,7 +217,7 @@ def card(
     weighted metric (Benchmark Spec §9.2), and neither the bundle nor the method is revoked. The
     full cards (texts and all) stay encrypted in the governance folder.
 
-    Example: mt-eval governance card 3f2a9c1d 8b7e6a5f --identity custodian.key --key gov.key -o public_card.json
+    Example: mt-eval governance card RESULT-1.json RESULT-2.json --identity custodian.key --key gov.key
     """
     from mt_eval.runcard.signing import read_private_key
     from mt_eval.sovereign.custody import opening_key

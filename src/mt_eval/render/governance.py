@@ -40,9 +40,12 @@ def audit_table(events: Sequence[Mapping[str, Any]]) -> Table:
         table.add_column(column, overflow="fold")
     for ev in events:
         bundle = str(ev.get("bundle_sha256") or ev.get("target") or "")
+        # who acted: the operator's --who, else the custodian who approved or the submitter whose run it was
+        custodian = f"custodian {ev['custodian']}" if ev.get("custodian") is not None else ""
+        who = ev.get("who") or custodian or ev.get("submitter") or ""
         status = ev.get("status") or ev.get("reason") or ""
         table.add_row(str(ev.get("seq")), str(ev.get("when", ""))[:19].replace("T", " "), escape(str(ev.get("kind"))),
-                      escape(str(ev.get("who") or "")), escape(str(ev.get("method") or "")), escape(bundle[:16]),
+                      escape(str(who)), escape(str(ev.get("method") or "")), escape(bundle[:16]),
                       escape(str(ev.get("segment") or "")), escape(str(status)), str(ev.get("hash", ""))[:12])
     return table
 

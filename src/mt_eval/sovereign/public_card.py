@@ -46,6 +46,7 @@ from mt_eval.runcard.seal import card_hash, seal
 from mt_eval.runcard.signing import (
     key_signer,
     public_of,
+    read_small,
     sign_card,
     write_atomic,
 )
@@ -196,16 +197,36 @@ def load_full_card(governance_dir: Path, run_card_hash: str, identity: Custodian
 
 
 
-def full_card_hash(governance_dir: Path, prefix: str) -> str:
-    """The stored full card whose ``run_card_hash`` starts with ``prefix`` (8+ hex digits, unique)."""
+def full_card_hash(governance_dir: Path, run: str) -> str:
+    """The stored full card of ``run``: a ``RESULT.json`` the run released, the hash of its audit line
+    (``sovereign.audit_line_sha256`` there), or the full card's ``run_card_hash``; hashes may be given
+    by their first 8+ hex digits, and must name one run."""
     folder = Path(governance_dir) / CARDS_DIR
+    prefix = _released_audit_hash(Path(run)) if run.endswith(".json") else run
     if not re.fullmatch(r"[0-9a-f]{8,64}", prefix):
-        raise UserError(f"not a run card hash or prefix (8 to 64 lowercase hex digits): {prefix[:80]!r}")
+        raise UserError(f"not a RESULT.json, run card hash or audit line hash (8 to 64 lowercase hex digits): "
+                        f"{prefix[:80]!r}")
+    runs = {str(ev.get("run_card_hash")) for ev in Governance(governance_dir).events()
+            if ev.get("kind") == "run" and str(ev["hash"]).startswith(prefix) and ev.get("run_card_hash")}
+    prefix = runs.pop() if len(runs) == 1 else prefix
     found = sorted(p.name.split(".")[0] for p in folder.glob(f"{prefix}*.card.age")) if folder.is_dir() else []
     if len(found) != 1:
         raise UserError(f"{'no' if not found else 'more than one'} stored full card matches {prefix}",
-                        file=str(folder), hint="mt-eval governance audit --json lists each run's run_card_hash")
+                        file=str(folder), hint="give the RESULT.json of the run; mt-eval governance audit --json "
+                                               "lists each run's run_card_hash")
     return found[0]
+
+
+def _released_audit_hash(path: Path) -> str:
+    """The audit line hash a RESULT.json names (its ``sovereign.audit_line_sha256``)."""
+    try:
+        block = json.loads(read_small(path, "RESULT.json", 1 << 20)).get("sovereign")
+    except (ValueError, AttributeError):
+        raise UserError("not a RESULT.json (not a JSON object)", file=str(path)) from None
+    digest = block.get("audit_line_sha256") if isinstance(block, dict) else None
+    if not isinstance(digest, str):
+        raise UserError("no sovereign.audit_line_sha256: not the RESULT.json of a gold run", file=str(path))
+    return digest
 
 
 def agreed_public_card(governance_dir: Path, identity: CustodianIdentity, first: str, second: str,

@@ -60,6 +60,7 @@ from mt_eval.sovereign.sandbox import (
 from mt_eval.sovereign.submitters import verify_submission
 from mt_eval.sovereign.vault import open_segment
 
+FULL_CARD_STATISTICS = "full_card.stats.npz"  # named on a gold run's full card; never written
 _MEMORY_MARKS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
 _DISK_MARKS = (b"No space left on device", b"File too large", b"Disk quota exceeded")
 
@@ -252,8 +253,10 @@ def score(dataset: Dataset, bundle: Bundle, translations: list[Translation], rep
     info = RunInfo(str(uuid.uuid4()), datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), report.elapsed_seconds,
                    condition, warnings=source_warnings(dataset, target, source),
                    cost_source="provider" if gateway else None)
+    # the card seals its statistics' sha256 (the bytes are not kept: governance rank rebuilds them from
+    # results[] and ranks only when they hash the same, i.e. under the metric versions that scored the run)
     card, _ = build_card(dataset, identity_for(bundle, policy, str(report.egress["mode"])), translations, info,
-                         target, source)
+                         target, source, statistics_file=FULL_CARD_STATISTICS)
     return card
 
 
