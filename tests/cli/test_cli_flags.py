@@ -96,14 +96,14 @@ def test_m_means_metrics_not_method(texts):
 
 
 def _commands() -> list[list[str]]:
+    """Every leaf command as its words (groups nested in groups included: ``governance submitter add``)."""
     from typer.main import get_command
 
-    root = get_command(app)
-    out: list[list[str]] = []
-    for name, cmd in root.commands.items():  # type: ignore[attr-defined]
+    def leaves(cmd: object, path: list[str]) -> list[list[str]]:
         subs = getattr(cmd, "commands", None)
-        out += [[name, sub] for sub in subs] if subs else [[name]]
-    return out
+        return [leaf for name, sub in subs.items() for leaf in leaves(sub, [*path, name])] if subs else [path]
+
+    return leaves(get_command(app), [])
 
 
 def test_every_command_has_an_example():
