@@ -211,7 +211,7 @@ def card(
                                   "--out", "-o")] = Path("public_card.json"),
     governance: GovernanceOpt = Path("governance"),
 ) -> None:
-    """Make the public card of a gold run: no texts, breakdowns of 10+ entries, sealed and signed.
+    """Make the public card of a gold run: no texts, RESULT.json's quantised scores, sealed and signed.
 
     Refused unless a second run of the same bundle agrees within ±2 % on the composite and every
     weighted metric (Benchmark Spec §9.2), and neither the bundle nor the method is revoked. The

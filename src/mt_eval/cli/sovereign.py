@@ -152,14 +152,15 @@ def run(
 ) -> None:
     """Run a preflighted bundle on a vault segment in the sandbox; only RESULT.json leaves.
 
-    RESULT.json: status (ok or an error class), scores at 2 decimals, breakdowns of groups of 10 or
-    more, error counts per class, the sovereign block. The full card goes to the governance directory,
-    encrypted; the sandbox report and the method's stderr to GOVERNANCE/sandbox-logs/ (never to the
-    submitter). Every run counts against the method's budget. A vault held by quorum opens only with
+    RESULT.json: status (ok or an error class), the composite (steps of 0.01) and chrF++ (whole points),
+    failed entries as none/few/many, only the breakdowns policy.toml declares public, the sovereign block.
+    The full card goes to the governance directory, encrypted; the sandbox report and the method's stderr
+    to GOVERNANCE/sandbox-logs/ (never to the submitter). Every run counts against the submitter key's
+    budget. A vault held by quorum opens only with
     --share files (the identity is rebuilt in memory) and after as many custodians' approvals of this
     bundle and segment since its last run; the run consumes them.
 
-    Example: mt-eval sovereign run --bundle B --vault vault --identity custodian.key --out RESULT.json
+    Example: mt-eval sovereign run --bundle B --vault vault --share c1.share --share c2.share --out RESULT.json
     """
     from mt_eval.sovereign.bundle import load_bundle
     from mt_eval.sovereign.custody import identity_or_shares
