@@ -25,6 +25,7 @@ from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
 from mt_eval.store.board import DEFAULT_LIMIT, sort_value
 from mt_eval.store.db import Store
+from mt_eval.store.keys import KeyInfo, lookup
 from mt_eval.store.models import Card, CardSignature, Dataset
 from mt_eval.store.query import BoardRow, Filters, query_rows, sort_key, utc
 from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
@@ -165,10 +166,23 @@ def load_card(store: Store, run_card_hash: str, card: dict[str, Any] | None = No
         signed = session.scalars(select(CardSignature).where(CardSignature.card_id == card_id)
                                  .order_by(CardSignature.key_id)).all()  # fmt: skip
         verdict = verdicts_in(session, [run_card_hash])[run_card_hash]
+        registry = lookup(session, [s.key_id for s in signed])  # read anew: a key may be revoked since
         return StoredCard(card if card is not None else card_dict(record[4]), tier, submitter, utc(when).isoformat(), [
             {"key_id": s.key_id, "signer": s.signer, "public_key": s.public_key, "signature": s.signature,
-             "signed_at": s.signed_at.isoformat() if s.signed_at else None} for s in signed],
+             "signed_at": s.signed_at.isoformat() if s.signed_at else None,
+             **registry_status(registry.get(s.key_id), s.public_key)} for s in signed],
             asdict(verdict) if verdict.reviewers or verdict.entries else None)  # fmt: skip
+
+
+def registry_status(key: KeyInfo | None, public_key: str) -> dict[str, Any]:
+    """What the store's key registry says of one signature's key: ``registered`` (to whom), ``revoked`` (when),
+    or ``unregistered``. The signer name in a ``.sig`` is the signer's own claim (anyone can make a key and
+    call it "alice"); only the registry binds a key to a submitter (``store.keys``). A registered key id whose
+    stored public key differs is treated as unregistered (the id is a hash prefix, never the key itself)."""
+    if key is None or key.public_key != public_key:
+        return {"registry": "unregistered", "registered_submitter": None, "revoked_at": None}
+    return {"registry": "registered" if key.active else "revoked", "registered_submitter": key.submitter,
+            "revoked_at": key.revoked_at.isoformat() if key.revoked_at else None}
 
 
 def facet(result: Mapping[str, Any], name: str) -> str:
