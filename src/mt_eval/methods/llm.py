@@ -79,6 +79,7 @@ class Reply:
     attempts: int
     cached: bool
     cost_source: str | None  # "provider", "pricing-table", None (unknown) or "cache"
+    price: dict[str, Any] | None = None  # the pricing-table row that priced it (cost_source "pricing-table")
 
 
 @dataclass
@@ -190,10 +191,15 @@ class LLMMethod(MethodBase):
         u = resp.usage
         usage = Usage(u.prompt_tokens, u.completion_tokens, u.reasoning_tokens, u.cached_tokens)
         source: str | None
+        priced: dict[str, Any] | None = None
         if u.cost is not None:
             usage.cost_usd, source = u.cost, "provider"
-        elif (price := self.pricing.get(resp.model) or self.pricing.get(s.model)) is not None:
+        elif (found := self.pricing.lookup(resp.model) or self.pricing.lookup(s.model)) is not None:
+            name, price = found
             usage.cost_usd, source = price.cost(u.prompt_tokens, u.completion_tokens, u.cached_tokens), "pricing-table"
+            # the row that priced it goes on the card (cost.pricing), so verify recomputes tokens × prices
+            priced = {"model": name, "prompt": price.prompt, "completion": price.completion,
+                      "cached_prompt": price.cached_prompt}
         else:
             source = None
         self.stats.cost_sources.add(source or "unknown")
@@ -201,7 +207,7 @@ class LLMMethod(MethodBase):
             raise ProviderError(f"empty response (finish_reason {resp.finish_reason})")
         if self._cache is not None and key is not None:
             self._cache.put(key, resp.content, resp.model)
-        return Reply(resp.content, resp.model, usage, resp.latency_s, resp.attempts, False, source)
+        return Reply(resp.content, resp.model, usage, resp.latency_s, resp.attempts, False, source, priced)
 
     # --- the Method protocol ---------------------------------------------------------------------
     async def translate(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
@@ -225,7 +231,8 @@ class LLMMethod(MethodBase):
     def to_translation(entry_id: int, text: str, reply: Reply, extra: dict[str, Any]) -> Translation:
         return Translation(entry_id, text, latency_seconds=reply.latency, usage=reply.usage, model_id=reply.model_id,
                            extra={"attempts": reply.attempts, "cached": reply.cached,
-                                  "cost_source": reply.cost_source, **extra})
+                                  "cost_source": reply.cost_source,
+                                  **({"price": reply.price} if reply.price is not None else {}), **extra})
 
     async def _batched(self, requests: Sequence[TranslationRequest]) -> list[Translation]:
         try:
@@ -240,7 +247,7 @@ class LLMMethod(MethodBase):
         for r, share in zip(requests, shares, strict=True):
             if r.entry_id in check.accepted:
                 part = Reply(reply.content, reply.model_id, share, reply.latency, reply.attempts, reply.cached,
-                             reply.cost_source)
+                             reply.cost_source, reply.price)
                 text = prompts.clean_answer(check.accepted[r.entry_id], r.source)
                 out[r.entry_id] = self.to_translation(r.entry_id, text, part,
                                                       {"batched": True, "batch_size": len(requests)})

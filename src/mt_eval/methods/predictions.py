@@ -3,8 +3,10 @@
 Two file shapes are accepted:
 
 * **JSONL**, one object per line: ``{"entry_id": 3, "predicted": "..."}``; ``id`` and
-  ``prediction`` are accepted as aliases, and optional ``error`` (string) and
-  ``latency_seconds`` (number) are carried over so a failed output stays a failure.
+  ``prediction`` are accepted as aliases, and optional ``error`` (string) is carried over so a
+  failed output stays a failure. Optional ``latency_seconds`` and ``cost_usd`` (numbers ≥ 0) are the
+  submitter's own figures: the card shows them as *declared* when every output carries one, and
+  as unknown (null, never 0) otherwise (``scoring/economics.py``).
 * **Plain text**, one line per corpus entry, in corpus order. The line count must equal the
   number of entries: a file that is one line short would otherwise shift every later output onto
   the wrong entry and be scored as nonsense. Empty lines after the last entry's line (an editor's
@@ -32,7 +34,7 @@ from typing import Any, Literal
 
 from mt_eval.corpus.models import Dataset
 from mt_eval.errors import MethodError
-from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation, TranslationRequest
+from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation, TranslationRequest, Usage
 
 Format = Literal["auto", "jsonl", "text"]
 _ID_KEYS = ("entry_id", "id")
@@ -47,8 +49,9 @@ class Prediction:
 
     text: str
     error: str | None = None
-    latency_seconds: float = 0.0
+    latency_seconds: float | None = None  # the submitter's figure; None: the file gives none
     line: int = 0  # where it is in the file, for messages
+    cost_usd: float | None = None  # the submitter's figure; None: the file gives none
 
 
 class PredictionsMethod(MethodBase):
@@ -119,13 +122,20 @@ class PredictionsMethod(MethodBase):
                 out.append(Translation(req.entry_id, error=f"no prediction for entry {req.entry_id} in {self.path} "
                                                           "(--allow-missing)"))
             else:
+                declared: dict[str, Any] = {}  # the submitter's figures, so the card labels them declared
+                if found.latency_seconds is not None:
+                    declared["declared_latency"] = True
+                if found.cost_usd is not None:
+                    declared["cost_source"] = "declared"
                 out.append(
                     Translation(
                         req.entry_id,
                         text=found.text,
                         error=found.error,
-                        latency_seconds=found.latency_seconds,
+                        latency_seconds=found.latency_seconds or 0.0,
+                        usage=Usage(cost_usd=found.cost_usd or 0.0),
                         model_id=self.identity.model_slug,
+                        extra=declared,
                     )
                 )
         return out
@@ -196,19 +206,17 @@ def parse_jsonl(text: str, path: Path) -> dict[int, Prediction]:
         error = obj.get("error")
         if error is not None and not isinstance(error, str):
             raise MethodError("'error' must be a string or null", file=where)
-        latency = obj.get("latency_seconds", 0.0)
-        if (
-            isinstance(latency, bool)
-            or not isinstance(latency, int | float)
-            or not math.isfinite(latency)
-            or latency < 0
-        ):
-            raise MethodError("'latency_seconds' must be a non-negative number", file=where)
+        latency, cost = obj.get("latency_seconds"), obj.get("cost_usd")
+        for name, value in (("latency_seconds", latency), ("cost_usd", cost)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                      or not math.isfinite(value) or value < 0):
+                raise MethodError(f"'{name}' must be a non-negative number", file=where)
         if entry_id in out:
             raise MethodError(
                 f"duplicate prediction for entry {entry_id} (first on line {first_line[entry_id]})", file=where
             )
-        out[entry_id] = Prediction(predicted, error or None, float(latency), number)
+        out[entry_id] = Prediction(predicted, error or None, None if latency is None else float(latency), number,
+                                   None if cost is None else float(cost))
         first_line[entry_id] = number
     return out
 

@@ -58,7 +58,15 @@ class PricingTable:
 
     def get(self, model: str) -> Price | None:
         """Exact slug first, then without a ``provider/`` prefix (``openai/gpt-4o`` → ``gpt-4o``)."""
-        return self.prices.get(model) or self.prices.get(model.split("/", 1)[-1])
+        found = self.lookup(model)
+        return found[1] if found else None
+
+    def lookup(self, model: str) -> tuple[str, Price] | None:
+        """As :meth:`get`, with the table's key that matched: the card records which row priced a call."""
+        for key in (model, model.split("/", 1)[-1]):
+            if key in self.prices:
+                return key, self.prices[key]
+        return None
 
 
 def _price(row: Any, file: str, name: str) -> Price:

@@ -24,7 +24,19 @@ from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
 from mt_eval.scoring.calibrated import active as active_profile
 from mt_eval.scoring.calibrated import register
 from mt_eval.scoring.composite import DEFAULT_RULE, composite, cost_adjusted, effective_weights, length_warnings
-from mt_eval.scoring.economics import cost_block, speed_block, tokens_block, total_usage, totals_block
+from mt_eval.scoring.economics import (
+    MEASURED,
+    REPLAY_PROVIDER,
+    UNKNOWN,
+    cost_block,
+    cost_status,
+    pricing_block,
+    speed_block,
+    speed_status,
+    tokens_block,
+    total_usage,
+    totals_block,
+)
 from mt_eval.scoring.pipeline import quality_scores, score_outputs
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.config import BootstrapConfig
@@ -42,6 +54,11 @@ class RunInfo:
     cost_known: bool = True
     cost_source: str | None = None  # LLM runs: "provider", "pricing-table", "cache" or a "+" mix
     bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
+    # how cost and speed are known (scoring/economics.py); None: from the translations and the method, as a
+    # run is built. A card rebuilt from its results (store/rescore.py) passes its own, and its prices.
+    cost_status: str | None = None
+    speed_status: str | None = None
+    pricing: dict[str, Any] | None = None
 
 
 def fingerprint_components(card: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +115,7 @@ def entry_composites(table: MetricTable, profile: str, rule: str) -> list[float 
 
 def _results(
     dataset: Dataset, translations: Sequence[Translation], hyps: list[str], table: MetricTable,
-    target: LanguageCard, composites: Sequence[float | None],
+    target: LanguageCard, composites: Sequence[float | None], latencies: Sequence[float | None],
 ) -> list[dict[str, Any]]:
     per_entry = {m: table.entry_values(m) for m in table.metrics}
     fst = fst_details_many(hyps, target, table.cache)  # the metrics' own words and analyses, reused
@@ -122,7 +139,7 @@ def _results(
             "provenance": entry.provenance.value,
             "segment": entry.segment.value,
             "register": entry.register.value if entry.register else None,
-            "latency_seconds": tr.latency_seconds,
+            "latency_seconds": latencies[i],
             "usage": {
                 "prompt_tokens": tr.usage.prompt_tokens,
                 "completion_tokens": tr.usage.completion_tokens,
@@ -175,17 +192,25 @@ def build_card(
     profile = register(calibrated) if calibrated else target.profile
     rule = CALIBRATED_RULE if calibrated else DEFAULT_RULE
     scores = quality_scores(table, profile, run.bootstrap, rule)
+    cfg = identity.config
     usage = total_usage(translations)
-    cost = cost_block(usage, dataset.entries, run.cost_known)
-    if run.cost_source is not None:
-        cost["source"] = run.cost_source
+    if run.cost_status is not None:
+        money, paid_by = run.cost_status, run.cost_source
+    else:
+        money, paid_by = cost_status(translations, identity.provider, identity.method_class.value,
+                                    cost_known=run.cost_known, fallback_source=run.cost_source)
+    pricing = run.pricing if run.pricing is not None else pricing_block(translations, cfg.get("pricing"))
+    cost = cost_block(usage, dataset.entries, money, paid_by, pricing if money == MEASURED else None)
     scores["cost_adjusted"] = cost_adjusted(scores["composite"], cost["cost_per_entry_usd"])
-    speed = speed_block(translations, run.elapsed_seconds, usage.prompt_tokens + usage.completion_tokens)
+    timing = run.speed_status or speed_status(translations, identity.provider, identity.method_class.value)
+    # unknown latencies are null on every entry, never the 0 a replayed file's translations carry
+    latencies = [None if timing == UNKNOWN else t.latency_seconds for t in translations]
+    speed = speed_block(latencies, None if identity.provider == REPLAY_PROVIDER else run.elapsed_seconds,
+                        usage.prompt_tokens + usage.completion_tokens, timing)
     for key in ("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds"):
         scores[key] = speed[key]
     weights = effective_weights({k for k, v in scores.items() if v is not None}, profile)
     model_ids = sorted({t.model_id for t in translations if t.model_id})
-    cfg = identity.config
     card: dict[str, Any] = {
         "schema_version": "2.0",
         "run_id": run.run_id,
@@ -270,7 +295,8 @@ def build_card(
         "environment": environment.capture(),
         "warnings": list(dict.fromkeys([*target.warnings, *source.warnings, *run.warnings,
                                         *length_warnings(scores, table.entry_values("length_ratio"))])),
-        "results": _results(dataset, translations, hyps, table, target, entry_composites(table, profile, rule)),
+        "results": _results(dataset, translations, hyps, table, target, entry_composites(table, profile, rule),
+                            latencies),
         "run_card_hash": "",
     }
     sidecar = None

@@ -8,17 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+# the cost, speed, token and totals blocks, and the open base of every block (split out: decisions §49)
+from mt_eval.runcard.model_economics import Cost, Speed, Tokens, Totals, _Open
 from mt_eval.stats.config import MAX_RESAMPLES
 
 SCHEMA_VERSION = "2.0"
-
-
-class _Open(BaseModel):
-    """Unknown keys are kept (a newer harness may add some); field docstrings become descriptions."""
-
-    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
 
 class Config(_Open):
@@ -101,7 +97,9 @@ class Result(_Open):
     provenance: str
     segment: str
     register: str | None = None
-    latency_seconds: float
+    latency_seconds: float | None
+    """Seconds this entry took (a batched entry carries its request's); null when unknown (outputs replayed
+    from a file that gives none)."""
     usage: Usage
     error: str | None = None
     variants: list[str] = Field(default_factory=list)
@@ -233,75 +231,6 @@ class Scores(GroupScores):
     """Median per-entry latency."""
     p95_latency_seconds: float | None = None
     """95th percentile of per-entry latency."""
-
-
-class Cost(_Open):
-    """Benchmark Spec §6: what the run cost; all null when a paid method could not price its calls."""
-
-    total_cost_usd: float | None = None
-    """Sum over requests (provider-reported, or tokens × the pricing table)."""
-    cost_per_entry_usd: float | None = None
-    """total_cost_usd / entries."""
-    cost_per_1k_tokens: float | None = None
-    """total_cost_usd per 1,000 prompt + completion tokens (null without tokens)."""
-    cost_per_source_char: float | None = None
-    """total_cost_usd per source character."""
-    source: str | None = None
-    """LLM runs: where the cost came from ("provider", "pricing-table", "cache" or a "+" mix)."""
-
-
-class Speed(_Open):
-    """Benchmark Spec §7: how long the run took."""
-
-    elapsed_seconds: float
-    """Wall time of the translation phase, summed over every session of a resumed run."""
-    avg_latency_seconds: float | None = None
-    """Mean per-entry latency."""
-    median_latency_seconds: float | None = None
-    """Median per-entry latency."""
-    p95_latency_seconds: float | None = None
-    """95th percentile of per-entry latency."""
-    tokens_per_second: float | None = None
-    """(prompt + completion tokens) / elapsed; null for methods that report no tokens."""
-    entries_per_minute: float | None = None
-    """Entries / elapsed minutes."""
-
-
-class Tokens(_Open):
-    """Benchmark Spec §6.1: token counts as the provider reported them."""
-
-    prompt_tokens: int = 0
-    """Tokens sent, summed over requests (a batched request counts once)."""
-    completion_tokens: int = 0
-    """Tokens generated."""
-    reasoning_tokens: int = 0
-    """Hidden reasoning tokens, where the provider reports them (part of completion_tokens)."""
-    cached_tokens: int = 0
-    """Prompt tokens the provider served from its prompt cache."""
-    total_tokens: int = 0
-    """prompt_tokens + completion_tokens."""
-    tokens_per_entry: float | None = None
-    """total_tokens / entries."""
-
-
-class Totals(_Open):
-    """Run Card Spec ``totals``: the run's usage and cost in one place."""
-
-    prompt_tokens: int = 0
-    """As in ``tokens``."""
-    completion_tokens: int = 0
-    """As in ``tokens``."""
-    reasoning_tokens: int = 0
-    """As in ``tokens``."""
-    cached_tokens: int = 0
-    """As in ``tokens``."""
-    total_cost_usd: float | None = None
-    """As in ``cost``."""
-    cost_per_entry_usd: float | None = None
-    """As in ``cost``."""
-    reasoning_ratio: float = 0.0
-    """reasoning_tokens / completion_tokens (0 without completion tokens)."""
-
 
 
 class Statistics(_Open):

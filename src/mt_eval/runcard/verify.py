@@ -32,6 +32,7 @@ from mt_eval.runcard.judges import card_judges
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.rescore import table_from_card, target_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
+from mt_eval.runcard.verify_economics import economics_problems
 from mt_eval.scoring.calibrated import card_profile
 from mt_eval.scoring.composite import composite_rule
 from mt_eval.scoring.pipeline import quality_scores
@@ -158,6 +159,7 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Se
                       and k not in fresh["scores"]})
     problems += [f"scores.{k}: a generated judge's value without its judges block (cannot be recomputed)"
                  for k in stray]
+    problems += economics_problems(card)  # cost, speed, tokens: recomputed, impossible figures refused
     problems += _statistics(card, path, fresh["table"])
     if card_hash(card) != card.get("run_card_hash"):
         problems.append("run_card_hash: does not match the card's contents (changed after sealing)")

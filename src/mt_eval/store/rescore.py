@@ -44,6 +44,7 @@ from mt_eval.runcard.builder import RunInfo, build_card
 from mt_eval.runcard.reproduce import bootstrap_of
 from mt_eval.runcard.statistics import SUFFIX
 from mt_eval.scoring.composite import length_warnings
+from mt_eval.scoring.economics import card_cost_facts, card_speed_status
 from mt_eval.store.db import Store, StoreError
 from mt_eval.store.models import Card, CardLink, Dataset
 from mt_eval.store.publish import insert_card
@@ -103,12 +104,14 @@ def _run_info(card: Mapping[str, Any]) -> RunInfo:
                          for r in card["results"]], dtype=np.float64)  # fmt: skip
     stale = set(length_warnings(scores, ratios))
     cost = card.get("cost") or {}
+    status, source = card_cost_facts(card)  # how cost and speed are known carry over, prices included
     return RunInfo(
         run_id=str(card["run_id"]), timestamp=str(card["timestamp"]), elapsed_seconds=float(card["elapsed_seconds"]),
         condition=str(card["condition"]), selection=dict(card["dataset"].get("selection") or {}),
         warnings=[w for w in card.get("warnings") or [] if w not in stale],
-        cost_known=cost.get("total_cost_usd") is not None, cost_source=cost.get("source"),
-        bootstrap=bootstrap_of(card),
+        cost_known=cost.get("total_cost_usd") is not None, cost_source=source,
+        bootstrap=bootstrap_of(card), cost_status=status, speed_status=card_speed_status(card),
+        pricing=dict(cost["pricing"]) if isinstance(cost.get("pricing"), Mapping) else None,
     )  # fmt: skip
 
 
