@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from store_fixtures import score
+from store_fixtures import register_corpus, score
 
 
 @pytest.fixture(scope="session")
@@ -32,5 +32,6 @@ def verified(review_cards: dict[str, Path]) -> dict[str, object]:
 
 @pytest.fixture
 def sqlite_db(tmp_path: Path) -> str:
-    """An empty SQLite store (tests whose logic does not depend on the database run once)."""
-    return str(tmp_path / "review.db")
+    """A SQLite store with no card, the cards' corpus registered (tests whose logic does not depend on the
+    database run once)."""
+    return register_corpus(str(tmp_path / "review.db"))

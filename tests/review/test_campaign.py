@@ -42,18 +42,29 @@ def test_campaign_items_carry_card_texts_and_hide_methods(review_cards: dict[str
         items = session.execute(select(ReviewItem, Card.method_name).outerjoin(Card)).all()
         batch = assign(store, "es-test", "ana")
     outputs = [(i, m) for i, m in items if i.kind == "output"]
-    assert len(outputs) == 120 and len({i.entry_id for i, _ in outputs}) == 60
+    # 12 controls take the place of 12 outputs: 6 more entries keep 60 × 2 real outputs
+    assert len(outputs) == 120 and len({i.entry_id for i, _ in items}) == 66
     for item, method in outputs:  # texts are the card's own
         r = results[method][item.entry_id]
         assert (item.source, item.output, item.reference) == (r["source"], r["predicted"], r["reference"])
     controls = [i for i, _ in items if i.kind != "output"]
     assert len(controls) == 12 and sum(i.kind == "control_bad" for i in controls) == 8
-    # the batch: every item once, no method or card named anywhere, no item kind
+    order = list(cards)
+    for control in controls:  # each in one card's place, built from that card's own output (or the reference)
+        r = results[order[int(control.detail["slot"])]][control.entry_id]
+        if control.kind == "control_good":
+            assert control.output == r["reference"]
+        else:
+            assert control.output != r["predicted"] and len(control.output.split()) == len(r["predicted"].split())
+    per_entry = {e: [i for i, _ in items if i.entry_id == e] for e in {i.entry_id for i, _ in items}}
+    assert {len(v) for v in per_entry.values()} == {2}  # every entry shows one text per card
+    # the batch: every item once, no method, card, item kind or reference anywhere
     page = json.dumps(payload(batch), ensure_ascii=False)
-    texts = " ".join([g.source + " " + g.reference + " " + " ".join(i.text for i in g.items) for g in batch.groups])
+    texts = " ".join([g.source + " " + " ".join(i.text for i in g.items) for g in batch.groups])
     for secret in (*hashes.values(), *(c["method"]["name"] for c in cards.values()), "control", "output"):
         assert page.count(secret) == texts.count(secret), secret
-    assert batch.item_count == 132 and len(batch.groups) == 60
+    assert all(g.reference == "" for g in batch.groups) and '"reference"' not in page
+    assert batch.item_count == 132 and len(batch.groups) == 66
 
 
 def _board(db: str, *extra: str) -> dict[str, dict]:
@@ -171,25 +182,36 @@ def test_migration_downgrade_one_step(sqlite_db: str) -> None:
 
 
 def test_a_rating_made_before_the_reference_stands(verified: dict, sqlite_db: str) -> None:
-    """With the default policy the reference appears once an item is rated: a second rating of the item would
-    be made looking at it, so it is refused; with ``--reference always`` a reviewer may change their mind."""
+    """With the default policy an entry's reference appears once every item of the entry is rated (another
+    item of it may be a control): until then a rating may change, from then on the entry's ratings stand.
+    With ``--reference never`` no reference is shown and a reviewer may change their mind; ``always`` (a
+    reference beside unrated items) is no longer offered."""
     import pytest
 
     from mt_eval.errors import UserError
     from mt_eval.review.online import online_batch, record_rating
 
     hashes = publish(sqlite_db, verified)
-    for name, policy in (("after-test", "after"), ("always-test", "always")):
-        result = cli("review", "create", "--db", sqlite_db, "--card", hashes["near"], "--size", 12, "--seed", 1,
-                     "--name", name, "--reference", policy)
+    refused = cli("review", "create", "--db", sqlite_db, "--card", hashes["near"], "--reference", "always")
+    _one_line_error(refused, "--reference must be one of after, never")
+    for name, policy in (("after-test", "after"), ("never-test", "never")):
+        result = cli("review", "create", "--db", sqlite_db, "--card", hashes["near"], "--card", hashes["half"],
+                     "--size", 12, "--seed", 1, "--name", name, "--reference", policy)
         assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
         with open_store(sqlite_db) as store:
             uid = assign(store, name, "ana").uid
-            item = online_batch(store, uid, "ana").groups[0].items[0].hash
-            record_rating(store, uid, "ana", item, 2)
+            group = online_batch(store, uid, "ana").groups[0]
+            first, second = (i.hash for i in group.items)
+            record_rating(store, uid, "ana", first, 2)
+            record_rating(store, uid, "ana", first, 1)  # the entry is not complete: no reference yet
+            batch = online_batch(store, uid, "ana")
+            assert not batch.reference_shown(batch.groups[0])
+            record_rating(store, uid, "ana", second, 3)
+            batch = online_batch(store, uid, "ana")
+            assert batch.reference_shown(batch.groups[0]) == (policy == "after")
             if policy == "after":
-                with pytest.raises(UserError, match="first rating stands"):
-                    record_rating(store, uid, "ana", item, 3)
+                with pytest.raises(UserError, match="first ratings stand"):
+                    record_rating(store, uid, "ana", first, 3)
             else:
-                record_rating(store, uid, "ana", item, 3)
-            assert online_batch(store, uid, "ana").rated[item] == (2 if policy == "after" else 3)
+                record_rating(store, uid, "ana", first, 3)
+            assert online_batch(store, uid, "ana").rated[first] == (1 if policy == "after" else 3)

@@ -12,7 +12,7 @@ import pytest
 
 from data_paths import NTREX
 from mt_eval.languages import language_card
-from mt_eval.review.controls import build_controls, control_count, swap_phrase, units
+from mt_eval.review.controls import build_controls, control_count, control_slots, swap_phrase, units
 from mt_eval.review.sampling import Candidate, blind_order, entry_order, stratified_sample
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"
@@ -67,24 +67,38 @@ def _lines(name: str, n: int = 60) -> dict[int, str]:
 
 
 def test_word_language_swaps_words() -> None:
+    """Degraded controls are a card's own output with a phrase of the same card's output at another entry
+    swapped in; known-good ones the reference, in a card's place."""
     card = language_card("es")
     assert card.word_rule == "whitespace"
     refs = _lines("spa")
-    controls = build_controls(refs, card, count=9, seed=4)
+    outputs = {(e, slot): " ".join(text.split()[: len(text.split()) - slot]) for e, text in refs.items()
+               for slot in range(2)}  # two "systems": the reference, and the reference less its last word
+    controls = build_controls(outputs, refs, card, count=9, seed=4, cards=2)
     bad = [c for c in controls if c.kind == "control_bad"]
     good = [c for c in controls if c.kind == "control_good"]
     assert len(bad) == 6 and len(good) == 3 and len({c.entry_id for c in controls}) == 9
+    assert {c.slot for c in controls} == {0, 1}
     for c in bad:
-        original, changed = refs[c.entry_id].split(), c.text.split()
-        assert c.text != refs[c.entry_id] and len(changed) == len(original)
+        host = outputs[(c.entry_id, c.slot)]
+        original, changed = host.split(), c.text.split()
+        assert c.text != host and len(changed) == len(original)
         inserted = str(c.detail["inserted"]).split()
         k = len(inserted)
-        donor = refs[int(str(c.detail["donor_entry"]))].split()
+        donor = outputs[(int(str(c.detail["donor_entry"])), c.slot)].split()  # the same system's output
         assert k >= 2 and any(donor[i:i + k] == inserted for i in range(len(donor)))
         assert sum(a != b for a, b in zip(original, changed, strict=True)) <= k
-        assert [ch for ch in c.text if ch.isspace()] == [ch for ch in refs[c.entry_id] if ch.isspace()]
+        assert [ch for ch in c.text if ch.isspace()] == [ch for ch in host if ch.isspace()]
         assert c.detail["unit"] == "whitespace"
     assert all(c.text == refs[c.entry_id] for c in good)  # known-good: the human reference
+
+
+def test_control_slots_spread_over_entries_then_cards() -> None:
+    slots = control_slots(list(range(10)), 3, 14, seed=1)
+    assert len(slots) == len(set(slots)) == 14
+    assert len({e for e, _ in slots[:10]}) == 10  # every entry once before any entry twice
+    assert {s for _, s in slots} == {0, 1, 2}
+    assert control_slots(list(range(10)), 3, 14, seed=1) == slots != control_slots(list(range(10)), 3, 14, seed=2)
 
 
 @pytest.mark.parametrize(("code", "file"), [("zh", "zho-CN"), ("ja", "jpn")])
@@ -92,7 +106,8 @@ def test_character_language_swaps_characters(code: str, file: str) -> None:
     card = language_card(code)
     assert card.word_rule == "character"
     refs = _lines(file)
-    bad = [c for c in build_controls(refs, card, count=6, seed=2) if c.kind == "control_bad"]
+    outputs = {(e, 0): text for e, text in refs.items()}
+    bad = [c for c in build_controls(outputs, refs, card, count=6, seed=2) if c.kind == "control_bad"]
     assert len(bad) == 4
     for c in bad:
         host = units(refs[c.entry_id], card)

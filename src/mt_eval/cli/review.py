@@ -30,10 +30,13 @@ def create(
     name: Annotated[str | None, opt("Campaign name (default: review-<card>-<random>).", "--name")] = None,
     controls: Annotated[float, opt("Share of control items to add (0 adds none: then no reviewer can pass "
                                    "quality control and the gate accepts nothing).", "--controls")] = 0.10,
-    reference: Annotated[str, opt("When reviewers see the reference: after (rating), always or never.",
+    reference: Annotated[str, opt("When reviewers see an entry's reference: after (every translation of the "
+                                  "entry rated, on the web; an offline file never holds it) or never.",
                                   "--reference")] = "after",
 ) -> None:
     """Create a review campaign over published cards: a stratified sample with control items.
+
+    Runs with gold_standard or held_out entries are refused (unless the store is a governance store).
 
     Example: mt-eval review create --card 3f2a9c1b --card 77d0e4aa --size 100 --seed 1 --name es-oct
     """

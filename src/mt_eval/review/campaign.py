@@ -25,15 +25,23 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from mt_eval.corpus.models import SECRET_SEGMENTS, is_secret
 from mt_eval.errors import UserError
 from mt_eval.languages import language_card
 from mt_eval.review.controls import CONTROL_SHARE, build_controls, control_count
 from mt_eval.review.offline import Batch, BatchGroup, BatchItem, ParsedResult
 from mt_eval.review.sampling import DEFAULT_SIZE, Candidate, blind_order, entry_order, stratified_sample
+from mt_eval.review.standing import own_cards
+from mt_eval.store.dataset_models import RegisteredDataset, RegisteredEntry
 from mt_eval.store.db import Store
 from mt_eval.store.models import Card, ReviewAssignment, ReviewCampaign, Reviewer, ReviewItem, ReviewRating
+from mt_eval.store.review_pages import SECRET_REVIEW_SETTING, secret_review_allowed
 
-REFERENCE_POLICIES = ("after", "always", "never")  # when the page shows the reference: after rating by default
+# when the web page shows an entry's reference: once every item of the entry is rated, or never; the offline
+# file never carries it (a reference before rating is a scoring key for a script)
+REFERENCE_POLICIES = ("after", "never")
+SECRET_REFUSAL = ("these runs hold gold_standard or held_out entries, whose texts reviewers would see; only a "
+                  "governance store (review_secret_segments = allow) reviews them")
 OUTPUT = "output"
 MIN_PREFIX = 6
 
@@ -78,11 +86,24 @@ def _cards(session: Session, prefixes: Sequence[str]) -> list[tuple[int, str, di
     return found
 
 
+def _registered_secret(session: Session, dataset_sha256: str, cards: list[tuple[int, str, dict[str, Any]]]) -> bool:
+    """Whether a card holds an entry that the store's registered dataset puts in a secret segment (a card's
+    own ``segment`` fields are the submitter's word; the registered dataset is the store's)."""
+    secret = set(session.scalars(
+        select(RegisteredEntry.entry_id).join(RegisteredDataset, RegisteredDataset.id == RegisteredEntry.dataset_pk)
+        .where(RegisteredDataset.sha256 == dataset_sha256, RegisteredEntry.segment.in_(sorted(SECRET_SEGMENTS)))))
+    return any(int(r["entry_id"]) in secret for _, _, c in cards for r in c["results"])
+
+
 def create_campaign(store: Store, card_refs: Sequence[str], *, size: int = DEFAULT_SIZE, seed: int = 0,
                     name: str | None = None, control_share: float = CONTROL_SHARE,
                     reference_policy: str = "after") -> CampaignSummary:
     """A campaign over the published cards ``card_refs`` (all on one dataset): ``size`` entries sampled
-    with ``seed``, one item per card and entry, plus controls."""
+    with ``seed`` (plus a few so that controls taking the place of outputs leave at least ``size`` ×
+    cards real outputs), one item per card and entry, some of them controls.
+
+    Every entry point (CLI, web, API) comes here, so the secret-segment rule is applied here: a card with
+    gold_standard or held_out entries is refused unless the store is a governance store."""
     if not card_refs:
         raise UserError("give at least one card (--card HASH)")
     if size < 1:
@@ -90,13 +111,19 @@ def create_campaign(store: Store, card_refs: Sequence[str], *, size: int = DEFAU
     if not 0 <= control_share <= 0.5:
         raise UserError(f"--controls must be a share between 0 and 0.5, not {control_share}")
     if reference_policy not in REFERENCE_POLICIES:
-        raise UserError(f"--reference must be one of {', '.join(REFERENCE_POLICIES)}")
+        raise UserError(f"--reference must be one of {', '.join(REFERENCE_POLICIES)} (a reference shown before "
+                        "rating lets a script rate outputs by their distance to it)")
     uid = secrets.token_hex(8)
+    allow_secret = secret_review_allowed(store)
     with store.session() as session:
         cards = _cards(session, card_refs)
         datasets = {c["dataset"]["sha256"] for _, _, c in cards}
         if len(datasets) > 1:
             raise UserError("the cards are on different datasets; a campaign compares outputs for the same entries")
+        if not allow_secret and (any(is_secret(r) for _, _, c in cards for r in c["results"])
+                                 or _registered_secret(session, datasets.pop(), cards)):
+            raise UserError(f"refused: {SECRET_REFUSAL}", hint="review them in a governance store "
+                            f"(store setting {SECRET_REVIEW_SETTING} = allow) whose reviewers are vetted")
         name = name or f"review-{cards[0][1][:8]}-{uid[:6]}"
         if session.scalar(select(func.count()).where(ReviewCampaign.name == name)):
             raise UserError(f"a campaign named {name!r} already exists")
@@ -105,8 +132,10 @@ def create_campaign(store: Store, card_refs: Sequence[str], *, size: int = DEFAU
         if not common:
             raise UserError("the cards share no entry: nothing to compare")
         first = results[0]
+        count = control_count(size * len(cards), control_share)
+        extra = -(-count // len(cards))  # controls replace outputs: sample enough entries to keep size × cards
         sample = stratified_sample([Candidate(i, int(first[i]["difficulty"]), first[i].get("register"))
-                                    for i in common], size, seed)
+                                    for i in common], size + extra, seed)
         dataset = cards[0][2]["dataset"]
         campaign = ReviewCampaign(
             uid=uid, name=name, dataset_sha256=dataset["sha256"], source_language=dataset["source_language"],
@@ -117,16 +146,22 @@ def create_campaign(store: Store, card_refs: Sequence[str], *, size: int = DEFAU
             created_at=datetime.now(UTC))
         session.add(campaign)
         session.flush()
-        for entry in sample:
-            for (card_id, _, _), by_entry in zip(cards, results, strict=True):
-                _add_item(session, campaign, by_entry[entry], card_id, OUTPUT, by_entry[entry]["predicted"], {})
+        outputs = {(entry, slot): str(by_entry[entry]["predicted"] or "")
+                   for entry in sample for slot, by_entry in enumerate(results)}
         references = {i: str(first[i]["reference"]) for i in sample}
-        count = control_count(len(sample) * len(cards), control_share)
-        controls = build_controls(references, language_card(dataset["target_language"]), count=count, seed=seed)
-        for control in controls:
-            _add_item(session, campaign, first[control.entry_id], None, control.kind, control.text, control.detail)
+        controls = build_controls(outputs, references, language_card(dataset["target_language"]), count=count,
+                                  seed=seed, cards=len(cards))
+        in_slot = {(c.entry_id, c.slot): c for c in controls}
+        for entry in sample:
+            for slot, ((card_id, _, _), by_entry) in enumerate(zip(cards, results, strict=True)):
+                control = in_slot.get((entry, slot))
+                if control is None:
+                    _add_item(session, campaign, by_entry[entry], card_id, OUTPUT, outputs[(entry, slot)], {})
+                else:  # the card's slot holds the control: the entry still shows one text per card
+                    _add_item(session, campaign, by_entry[entry], None, control.kind, control.text,
+                              {**control.detail, "slot": slot})
     kinds = {k: sum(c.kind == k for c in controls) for k in ("control_bad", "control_good")}
-    return CampaignSummary(name, uid, [h for _, h, _ in cards], len(sample), len(sample) * len(cards), kinds)
+    return CampaignSummary(name, uid, [h for _, h, _ in cards], len(sample), len(outputs) - len(controls), kinds)
 
 
 def _add_item(session: Session, campaign: ReviewCampaign, result: dict[str, Any], card_id: int | None,
@@ -150,7 +185,8 @@ def find_campaign(session: Session, ref: str) -> ReviewCampaign:
 
 
 def assign(store: Store, campaign_ref: str, reviewer: str) -> Batch:
-    """The batch for ``reviewer`` (created on first use) with a fresh token; everything the page needs."""
+    """The batch for ``reviewer`` (created on first use) with a fresh token; everything the offline page
+    needs, and never a reference (the file is the reviewer's to read before rating)."""
     reviewer = reviewer.strip()
     if not reviewer or len(reviewer) > 200:
         raise UserError("--reviewer needs a name of 1 to 200 characters")
@@ -158,6 +194,10 @@ def assign(store: Store, campaign_ref: str, reviewer: str) -> Batch:
     now = datetime.now(UTC)
     with store.session() as session:
         campaign = find_campaign(session, campaign_ref)
+        own = own_cards(session, campaign, reviewer)
+        if own:
+            raise UserError(f"refused: {reviewer!r} submitted card {own[0][:12]} of campaign {campaign.name!r}; "
+                            "a reviewer cannot review a card they submitted")
         person = session.scalars(select(Reviewer).where(Reviewer.name == reviewer)).first()
         if person is None:
             person = Reviewer(name=reviewer, created_at=now)
@@ -170,13 +210,15 @@ def assign(store: Store, campaign_ref: str, reviewer: str) -> Batch:
                                          token_sha256=token_hash(token), created_at=now))
         else:
             assignment.token_sha256 = token_hash(token)  # re-issued: an older file of this batch is refused
+        groups = batch_groups(session, campaign, reviewer, with_reference=False)
         return Batch(campaign.name, campaign.uid, reviewer, token, campaign.reference_policy,
-                     campaign.source_language, campaign.target_language, batch_groups(session, campaign, reviewer))
+                     campaign.source_language, campaign.target_language, groups)
 
 
-def batch_groups(session: Session, campaign: ReviewCampaign, reviewer: str) -> list[BatchGroup]:
+def batch_groups(session: Session, campaign: ReviewCampaign, reviewer: str, *,
+                 with_reference: bool = True) -> list[BatchGroup]:
     """``reviewer``'s items of ``campaign`` grouped by entry, in their blind order (the exported batch's
-    order, and the web review pages')."""
+    order, and the web review pages'); ``with_reference`` False leaves every reference out (offline)."""
     items = session.scalars(select(ReviewItem).where(ReviewItem.campaign_id == campaign.id)
                             .order_by(ReviewItem.entry_id, ReviewItem.id)).all()
     by_entry: dict[int, list[ReviewItem]] = {}
@@ -186,7 +228,7 @@ def batch_groups(session: Session, campaign: ReviewCampaign, reviewer: str) -> l
     for number, entry in enumerate(entry_order(sorted(by_entry), campaign.seed, reviewer), 1):
         shown = by_entry[entry]
         order = blind_order(len(shown), campaign.seed, reviewer, entry)
-        groups.append(BatchGroup(number, shown[0].source, shown[0].reference,
+        groups.append(BatchGroup(number, shown[0].source, shown[0].reference if with_reference else "",
                                  [BatchItem(shown[i].item_hash, shown[i].output) for i in order]))
     return groups
 

@@ -1,17 +1,22 @@
-"""Control items: outputs whose quality is known, hidden among the real ones (about 10 % of a batch).
+"""Control items: outputs whose quality is known, hidden among the real ones (about 10 % of a batch), made
+indistinguishable from system outputs by construction (issue 21: a script found them and passed QC).
 
-Two kinds, both built from the campaign's own entries so they look like any other output:
+A control takes the place of one card's output at one entry (a *slot*): the entry still shows exactly one
+text per card, so counting an entry's items, or their places, says nothing. Two kinds:
 
-* **degraded** (``control_bad``): the entry's human reference with a phrase replaced by a phrase of the
-  same length from another entry's reference. Fluent and in the right language, so only a reader who
-  checks the meaning against the source catches it; an attentive reviewer rates it reject or gist.
-  The unit of the phrase follows the target language card's word rule: whitespace words for most
-  languages, characters for languages written without spaces (``word_rule: character``: Chinese,
-  Japanese, Thai), where a "word" swap would replace the whole sentence.
-* **known-good** (``control_good``): the human reference itself, which should be rated high.
+* **degraded** (``control_bad``): that card's own output for the entry with a run of its units replaced
+  by an equally long run from the same card's output at another entry. It keeps the system's style,
+  vocabulary, length (same number of units, every space where it was) and errors; only its meaning no
+  longer follows the source, so only a reader who checks it against the source catches it. The unit
+  follows the target language card's word rule: whitespace words, or characters for languages written
+  without spaces (``word_rule: character``: Chinese, Japanese, Thai), where a "word" swap would replace
+  the whole sentence.
+* **known-good** (``control_good``): the entry's human reference in the slot, which should be rated high.
 
-The degraded controls are what ``quality.py`` tests reviewers with; the known-good ones keep the
-controls from being "the odd ones out" and anchor the top of the scale.
+References are never sent to a reviewer before the entry is rated (``offline``, ``online``), so a
+control cannot be found by comparing texts with the reference either. Slots are drawn at random over
+entries and cards, items keep random hashes and are shown in each reviewer's blind order. What remains
+is the meaning: a degraded output reads fluently but says something the source does not (decisions §49).
 """
 
 from __future__ import annotations
@@ -30,10 +35,11 @@ MIN_UNITS = {"whitespace": 4, "character": 6}  # a host shorter than this makes 
 
 @dataclass(frozen=True)
 class Control:
-    """One control item: shown for ``entry_id`` with ``text``; ``detail`` says what was done (kept in the
-    store only, never exported)."""
+    """One control item: shown for ``entry_id`` in the place of card ``slot``'s output, with ``text``;
+    ``detail`` says what was done (kept in the store only, never exported)."""
 
     entry_id: int
+    slot: int  # which card's output it replaces (index into the campaign's cards)
     kind: str  # "control_bad" or "control_good"
     text: str
     detail: dict[str, object]
@@ -75,27 +81,45 @@ def swap_phrase(text: str, donor: str, card: LanguageCard, rng: Random) -> tuple
                           "inserted": _join(give[take:take + k], card), "position": at}
 
 
-def build_controls(references: dict[int, str], card: LanguageCard, *, count: int, seed: int) -> list[Control]:
-    """``count`` controls over distinct entries of ``references`` (entry id → reference): two thirds
-    degraded (rounded up), the rest known-good. Deterministic for a seed."""
+def control_slots(entries: Sequence[int], cards: int, count: int, seed: int) -> list[tuple[int, int]]:
+    """Up to ``count`` (entry, card slot) pairs in random order, spread over entries first (a second slot
+    of an entry only once every entry has one), each entry's card drawn at random."""
     rng = Random(seed)
-    ids = sorted(references)
-    hosts = [i for i in ids if len(units(references[i], card)) >= MIN_UNITS[card.word_rule]]
-    rng.shuffle(hosts)
+    order = list(entries)
+    rng.shuffle(order)
+    lanes = {e: rng.sample(range(cards), cards) for e in order}
+    return [(e, lanes[e][r]) for r in range(cards) for e in order][:count]
+
+
+def build_controls(outputs: dict[tuple[int, int], str], references: dict[int, str], card: LanguageCard, *,
+                   count: int, seed: int, cards: int = 1) -> list[Control]:
+    """``count`` controls over the ``(entry, slot) → output`` texts: two thirds degraded (rounded up) built
+    from the slot's own output and a donor output of the same slot, the rest known-good (the entry's
+    reference in the slot). Deterministic for a seed."""
+    rng = Random(seed)
+    entries = sorted({e for e, _ in outputs})
     bad_wanted = count - count // 3
     out: list[Control] = []
-    used: set[int] = set()
-    for host in hosts:
+    taken: set[tuple[int, int]] = set()
+    for entry, slot in control_slots(entries, cards, len(entries) * cards, seed):
         if sum(c.kind == "control_bad" for c in out) >= bad_wanted:
             break
-        for donor in rng.sample(ids, min(len(ids), 8)):
-            made = swap_phrase(references[host], references[donor], card, rng) if donor != host else None
+        host = outputs.get((entry, slot), "")
+        if len(units(host, card)) < MIN_UNITS[card.word_rule]:
+            continue
+        for donor in rng.sample(entries, min(len(entries), 8)):
+            made = swap_phrase(host, outputs.get((donor, slot), ""), card, rng) if donor != entry else None
             if made:
-                out.append(Control(host, "control_bad", made[0], {**made[1], "donor_entry": donor}))
-                used.add(host)
+                out.append(Control(entry, slot, "control_bad", made[0], {**made[1], "donor_entry": donor}))
+                taken.add((entry, slot))
                 break
-    good = [i for i in hosts if i not in used][: count - len(out)]
-    out += [Control(i, "control_good", references[i], {}) for i in good]
+    used = {e for e, _ in taken}
+    for entry, slot in control_slots(entries, cards, len(entries) * cards, seed + 1):
+        if len(out) >= count:
+            break
+        if entry not in used and entry in references:
+            out.append(Control(entry, slot, "control_good", references[entry], {}))
+            used.add(entry)
     return out
 
 

@@ -1,9 +1,12 @@
 """The validation gate (Benchmark Spec §5, §7.2): has community review accepted a card's method?
 
 A card is **accepted** when, over every campaign that shows its outputs, counting only reviewers who
-pass quality control (``quality``) and only real outputs (never controls):
+pass quality control (``quality``), whose conduct raises no flag (``conduct``) and who stand as members of
+the community (``standing``: invited by an admin, a verified identity of their own, not a submitter of a
+card in the campaign), and only real outputs (never controls):
 
-1. at least ``MIN_REVIEWERS`` (3) distinct reviewers rated its outputs — one person is not a community;
+1. at least ``MIN_REVIEWERS`` (3) distinct reviewers (distinct verified identities) rated its outputs — one
+   person is not a community;
 2. at least ``MIN_ENTRIES`` (30) entries were rated — an interval on fewer says little;
 3. the mean rating (per entry, the mean over its reviewers; then the mean over entries) is at least
    ``ACCEPTABLE`` (2.0, "acceptable: correct with minor issues");
@@ -28,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from mt_eval.review.campaign import OUTPUT
 from mt_eval.review.proportions import wilson_interval
-from mt_eval.review.ratings import included, load_ratings
+from mt_eval.review.ratings import counted_ratings
 from mt_eval.stats.bootstrap import percentile_interval, resample_counts
 from mt_eval.store.db import Store
 from mt_eval.store.models import Card, ReviewItem
@@ -102,7 +105,7 @@ def verdicts_in(session: Session, run_card_hashes: Sequence[str]) -> dict[str, R
     campaigns = session.scalars(select(ReviewItem.campaign_id).join(Card, Card.id == ReviewItem.card_id)
                                 .where(Card.run_card_hash.in_(wanted)).distinct()).all()
     for campaign_id in campaigns:
-        for r in included(load_ratings(session, campaign_id)):
+        for r in counted_ratings(session, campaign_id):
             if r.kind == OUTPUT and r.card_hash in per_entry:
                 per_entry[r.card_hash][r.entry_id].append(r.value)
                 people[r.card_hash].add(r.reviewer)

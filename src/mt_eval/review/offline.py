@@ -34,7 +34,8 @@ class BatchItem:
 
 @dataclass(frozen=True)
 class BatchGroup:
-    """One entry as the reviewer sees it: the source, its outputs in blind order, the (hidden) reference."""
+    """One entry as the reviewer sees it: the source, its outputs in blind order, and the reference the web
+    shows once the entry is rated ("" in an offline batch, which never carries it)."""
 
     number: int
     source: str
@@ -64,14 +65,15 @@ def direction(language: str) -> str:
 
 
 def payload(batch: Batch) -> dict[str, Any]:
-    """The batch as the page's embedded JSON: texts and hashes only (no method, card or item kind)."""
+    """The batch as the page's embedded JSON: sources, outputs and hashes only (no method, card, item kind
+    or reference: a reference in the file lets a script rate outputs by their distance to it)."""
     return {
         "format": BATCH_FORMAT, "campaign": batch.campaign, "uid": batch.uid, "reviewer": batch.reviewer,
-        "token": batch.token, "reference": batch.reference_policy, "scale": list(SCALE_LABELS),
+        "token": batch.token, "scale": list(SCALE_LABELS),
         "source_dir": direction(batch.source_language), "target_dir": direction(batch.target_language),
         "source_lang": batch.source_language, "target_lang": batch.target_language,
-        "groups": [{"n": g.number, "source": g.source, "reference": g.reference,
-                    "items": [{"hash": i.hash, "text": i.text} for i in g.items]} for g in batch.groups],
+        "groups": [{"n": g.number, "source": g.source, "items": [{"hash": i.hash, "text": i.text} for i in g.items]}
+                   for g in batch.groups],
     }
 
 

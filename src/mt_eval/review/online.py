@@ -6,6 +6,11 @@ signed-in session stands in for it). ``record_rating`` checks what ``import_rati
 whole file — the item is the campaign's, its stored text still matches its hash, the reviewer is
 assigned — and replaces only that item's earlier rating, so an offline import of the same batch
 later still replaces everything, as it always did.
+
+The reference of an entry is shown once *every* item of the entry is rated (``reference_shown``), never
+before: the entry's other items may be controls, and a reference beside an unrated item is a key to it.
+From then on the entry's ratings stand (a change would be made looking at the reference). A campaign whose
+policy is ``never`` shows no reference, and its ratings may change until the batch is imported again.
 """
 
 from __future__ import annotations
@@ -34,6 +39,11 @@ class OnlineBatch:
     @property
     def total(self) -> int:
         return sum(len(g.items) for g in self.groups)
+
+    def reference_shown(self, group: BatchGroup) -> bool:
+        """Whether ``group``'s reference is on the reviewer's page: every item of it rated, and the campaign
+        shows references at all (``never`` does not; an old ``always`` campaign is treated as ``after``)."""
+        return self.campaign.reference_policy != "never" and all(i.hash in self.rated for i in group.items)
 
     def next_unrated(self) -> str | None:
         return next((i.hash for g in self.groups for i in g.items if i.hash not in self.rated), None)
@@ -89,6 +99,15 @@ def online_batch(store: Store, campaign_uid: str, reviewer: str) -> OnlineBatch:
         return OnlineBatch(campaign, groups, rated)
 
 
+def _entry_rated(session: Session, assignment: ReviewAssignment, item: ReviewItem) -> bool:
+    """Whether every item of ``item``'s entry is rated in ``assignment`` (its reference is then shown)."""
+    ids = set(session.scalars(select(ReviewItem.id).where(ReviewItem.campaign_id == item.campaign_id,
+                                                          ReviewItem.entry_id == item.entry_id)))
+    rated = set(session.scalars(select(ReviewRating.item_id).where(ReviewRating.assignment_id == assignment.id,
+                                                                   ReviewRating.item_id.in_(list(ids)))))
+    return ids <= rated
+
+
 def record_rating(store: Store, campaign_uid: str, reviewer: str, item: str, value: int, *,
                   comment: str | None = None, seconds: float | None = None) -> None:
     """Store (or replace) ``reviewer``'s rating of one item. ``LookupError`` when the reviewer is not
@@ -109,9 +128,9 @@ def record_rating(store: Store, campaign_uid: str, reviewer: str, item: str, val
             raise UserError(f"stored item {item[:16]}… no longer matches its hash (the store was edited)")
         rating = session.scalars(select(ReviewRating).where(ReviewRating.assignment_id == assignment.id,
                                                             ReviewRating.item_id == found.id)).first()
-        if rating is not None and campaign.reference_policy == "after":
-            # the reference is on screen once an item is rated: a second rating would be made looking at it
-            raise UserError("this item is rated and its reference has been shown; the first rating stands "
+        if rating is not None and campaign.reference_policy != "never" and _entry_rated(session, assignment, found):
+            # the reference is on screen once the whole entry is rated: a change would be made looking at it
+            raise UserError("this entry is rated and its reference has been shown; the first ratings stand "
                             "(add what you noticed in a comment on another item, or ask the admin)")
         if rating is None:
             rating = ReviewRating(assignment_id=assignment.id, item_id=found.id)

@@ -104,6 +104,7 @@ class ReviewerCheck:
     p: float | None
     passed: bool
     reason: str
+    flags: tuple[str, ...] = ()  # conduct flags (``conduct``), each also in ``reason``
 
 
 def check_reviewer(reviewer: str, control_ratings: Sequence[int], other_ratings: Sequence[int],

@@ -25,6 +25,7 @@ from mt_eval.review.campaign import OUTPUT, find_campaign
 from mt_eval.review.gate import ReviewVerdict, review_verdicts
 from mt_eval.review.quality import ReviewerCheck
 from mt_eval.review.ratings import RatingRow, included, load_ratings, reviewer_checks
+from mt_eval.review.standing import campaign_standing
 from mt_eval.store.db import Store
 from mt_eval.store.models import ReviewAssignment, ReviewCampaign, Reviewer, ReviewItem
 
@@ -133,8 +134,9 @@ def campaign_report(store: Store, campaign_ref: str, *, n_resamples: int = 1000)
         campaign = find_campaign(session, campaign_ref)
         rows = load_ratings(session, campaign.id)
         status = _status(session, campaign, rows)
-    checks = reviewer_checks(rows)
-    kept = included(rows)
+        standing = campaign_standing(session, campaign.id)
+    checks = reviewer_checks(rows, standing)
+    kept = included(rows, standing)
     verdicts = review_verdicts(store, status.cards)
     return CampaignReport(status, list(checks.values()), agreement(rating_matrix(kept), n_resamples=n_resamples),
                           disagreements(kept), [verdicts[h] for h in status.cards])

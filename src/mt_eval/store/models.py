@@ -309,6 +309,10 @@ class Account(Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # 0009: the normalised identity an accepted invitation verified (unique), and who invited the account
+    identity: Mapped[str | None] = mapped_column(String(320), unique=True)
+    invited_by: Mapped[str | None] = mapped_column(String(200))
+    verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class AccountSession(Base):
@@ -337,6 +341,7 @@ class Invitation(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    identity: Mapped[str | None] = mapped_column(String(320))  # 0009: where the admin sent it (normalised)
 
 
 class LoginAttempt(Base):

@@ -4,8 +4,9 @@ A reviewer sees only the campaigns they are assigned to, in their batch's blind 
 (``review.campaign.batch_groups``, the order of the offline file): the source, one output, never a
 method name. The 0–3 scale (reject, gist, acceptable, excellent) with an optional comment; the keys
 0–3 rate and send (``static/review.js``, which also records the seconds spent on the item). The
-reference follows the campaign's policy: by default hidden until the item is rated. Ratings are
-written by ``review.online.record_rating`` into the tables the offline import fills.
+reference follows the campaign's policy: hidden until every item of the entry is rated
+(``OnlineBatch.reference_shown``: another item of the entry may be a control), or never shown. Ratings
+are written by ``review.online.record_rating`` into the tables the offline import fills.
 
 An item of a campaign the reviewer is not assigned to is a 404, the same as an item that does not exist.
 """
@@ -62,8 +63,7 @@ def item_page(request: Request, uid: Uid, item: Item, reviewer: Reviewer) -> HTM
     group, position = found
     text = next(i.text for i in group.items if i.hash == item)
     rated = batch.rated.get(item)
-    policy = batch.campaign.reference_policy
-    show_reference = policy == "always" or (policy == "after" and rated is not None)
+    show_reference = batch.reference_shown(group)
     return page(request, "review_item.html", visitor=reviewer, batch=batch, group=group, item=item, text=text,
                 position=position, rated=rated, show_reference=show_reference, scale=SCALE_LABELS,
                 next_item=batch.next_unrated(), max_comment=MAX_COMMENT,

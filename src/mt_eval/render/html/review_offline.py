@@ -3,11 +3,11 @@
 Everything is inside the file (texts, token, style, script) and a Content-Security-Policy forbids any
 fetch, so it works from ``file://`` on a machine with no network and cannot leak what it holds. The
 reviewer rates each output 0–3 (keys 0–3 rate the highlighted output and move on; n / p or the arrows
-change entry; c writes a comment; s saves), sees the reference only after rating every output of the
-entry (unless the campaign says otherwise), and saves a JSON result (``offline.RESULT_FORMAT``) by a
+change entry; c writes a comment; s saves) and saves a JSON result (``offline.RESULT_FORMAT``) by a
 download: no server needed. Progress survives closing the tab (``localStorage``, when the browser
 allows it for files). Outputs are shown with ``dir`` and ``lang`` of the target language, so Arabic or
-Hebrew read right to left.
+Hebrew read right to left. The file carries no reference (``review.offline.payload``): a reference read
+before rating is a scoring key for a script, and the file is in the reviewer's hands before they rate.
 """
 
 from __future__ import annotations
@@ -56,7 +56,6 @@ const el = (tag, attrs, text) => { const e = document.createElement(tag);
   if (text !== undefined) e.textContent = text; return e; };
 function persist() { try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (e) {} }
 function group() { return B.groups[state.at]; }
-function allRated(g) { return g.items.every((it) => state.ratings[it.hash] !== undefined); }
 function progress() {
   const done = Object.keys(state.ratings).length;
   $('done').textContent = done; $('bar').value = done;
@@ -103,11 +102,6 @@ function show() {
     box.addEventListener('click', () => { if (active !== i) { active = i; highlight(); } });
     view.append(box);
   });
-  if (B.reference === 'always' || (B.reference === 'after' && allRated(g))) {
-    const ref = el('div', {class: 'reference', id: 'reference', dir: B.target_dir, lang: B.target_lang});
-    ref.append(el('div', {class: 'label'}, 'Reference translation'), el('div', {}, g.reference));
-    view.append(ref);
-  }
   progress();
 }
 function highlight() {
