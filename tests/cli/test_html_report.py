@@ -244,11 +244,12 @@ def test_breakdowns_and_blocks(scored):
     # a predictions file made no requests: no zero cost/tokens, no replay-timed speed, a note instead
     for absent in ("Cost (USD)", "elapsed_seconds", "entries_per_minute", "total_tokens"):
         assert absent not in scored["page"], absent
-    assert "no paid requests" in scored["page"] and "not measured" in scored["page"]
+    assert "cost: unknown" in scored["page"] and "not measured" in scored["page"]
     paid = copy.deepcopy(card)
     paid["method"].update(name="llm", config={"model": "m"})
     paid["tokens"].update(prompt_tokens=900, completion_tokens=100, total_tokens=1000)
-    paid["cost"]["total_cost_usd"] = 0.25
+    paid["cost"].update(total_cost_usd=0.25, status="measured", source="provider")
+    paid["speed"].update(status="measured", elapsed_seconds=12.0)
     page = render_html(paid)
     assert "Cost (USD)" in page and "elapsed_seconds" in page and "total_tokens" in page
 

@@ -5,8 +5,8 @@
   ``ESC[2J`` clears the screen) or bidi overrides; ``neutral`` writes each such character as a
   visible ``\\x1b``-style escape, so a card cannot drive the terminal of whoever reads it.
 * **Usage blocks are shown only when they mean something.** A predictions file replays outputs
-  made elsewhere: its "cost" is zero, its tokens are zero and its entries-per-minute times the
-  replay (hundreds of thousands a minute), none of which describes the system. ``usage_blocks``
+  made elsewhere: its cost and speed are unknown (older cards wrote zeros, and entries-per-minute timed the
+  replay), none of which describes the system. ``usage_blocks``
   keeps a block only when the method reported it, and says why the others are left out.
 * **The FST column reads as a share of words**, "accepted 71 %", not a bare 0.71.
 * **The summary a script reads** (``summary``) is the same selection of fields as the tables.
@@ -21,13 +21,20 @@ from typing import Any
 from mt_eval.errors import UserError
 from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
+from mt_eval.scoring.economics import (
+    DECLARED,
+    LATENCY_KEYS,
+    MEASURED,
+    UNKNOWN,
+    card_cost_status,
+    card_speed_status,
+)
 
 # C0 controls but tab and newline, DEL, C1 controls (8-bit CSI/OSC), and the bidi embeddings,
 # overrides and isolates (text that reads differently from how it is stored).
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 ALIASES = {"chrf++": "chrf_plus_plus", "chrfpp": "chrf_plus_plus", "chrf2++": "chrf_plus_plus", "chrf2": "chrf",
            "exact_match": "exact_match_rate", "em": "exact_match_rate"}
-LATENCY_KEYS = ("avg_latency_seconds", "median_latency_seconds", "p95_latency_seconds")
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -52,30 +59,37 @@ def _positive(value: Any) -> bool:
 
 
 def usage_blocks(card: Mapping[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
-    """The (title, fields) blocks worth showing, and one note per block left out saying why.
+    """The (title, fields) blocks worth showing, and one note per block left out or labelled, saying why.
 
-    Tokens: only when some were counted. Cost: when it is non-zero, or when tokens were counted
-    (an unpriced LLM run's nulls mean "unknown", which is worth saying). Speed: for a replayed
-    predictions file only the latencies the file carried (the rest times the replay), otherwise
-    as the run measured it."""
+    Each block says how its figures are known (``scoring.economics``: measured, declared, unknown; older
+    cards read by their own rules). Tokens: only when some were counted. Cost: when measured and non-zero or
+    tokens were counted, or declared (labelled); unknown is said, never shown as 0. Speed: measured as the
+    run timed it; a replayed file's declared latencies only (labelled); unknown said."""
     cost, speed, tokens = as_dict(card.get("cost")), as_dict(card.get("speed")), as_dict(card.get("tokens"))
+    cost_known, speed_known = card_cost_status(card), card_speed_status(card)
     counted = any(_positive(v) for k, v in tokens.items() if k != "tokens_per_entry")
     shown: list[tuple[str, dict[str, Any]]] = []
     notes: list[str] = []
-    if counted or _positive(cost.get("total_cost_usd")):
+    if cost_known == DECLARED or (cost_known == MEASURED and (counted or _positive(cost.get("total_cost_usd")))):
         shown.append(("Cost", cost))
-    if is_replay(card):
-        latencies = {k: speed[k] for k in LATENCY_KEYS if _positive(speed.get(k))}
-        if latencies:
-            shown.append(("Speed", latencies))
-        else:
-            notes.append("speed: not measured (outputs replayed from a predictions file)")
+    if cost_known == DECLARED:
+        notes.append("cost: declared by the submitter, not measured (never in cost-adjusted ranking)")
+    elif cost_known == UNKNOWN:
+        notes.append("cost: unknown (outputs replayed from a file, or calls that could not be priced)"
+                     if not counted else "cost: unknown (the model is not in the pricing table)")
+    elif not counted and not _positive(cost.get("total_cost_usd")):
+        notes.append("cost and tokens: none (the method made no paid requests)")
+    if speed_known == UNKNOWN:
+        notes.append("speed: not measured (outputs replayed from a predictions file)" if is_replay(card)
+                     else "speed: unknown")
+    elif is_replay(card):
+        shown.append(("Speed", {k: speed.get(k) for k in (*LATENCY_KEYS, "status")}))
     elif speed:
         shown.append(("Speed", speed))
+    if speed_known == DECLARED:
+        notes.append("latencies: declared by the submitter, not measured (never in latency ranking)")
     if counted:
         shown.append(("Tokens", tokens))
-    if not counted and not _positive(cost.get("total_cost_usd")):
-        notes.insert(0, "cost and tokens: none (the method made no paid requests)")
     return shown, notes
 
 
