@@ -29,6 +29,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from mt_eval.errors import UserError
 from mt_eval.scoring.composite import cost_adjusted
 from mt_eval.scoring.economics import (
     COST_KEYS,
@@ -117,7 +118,7 @@ def _tokens(card: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> li
     return problems
 
 
-def _cost_figures(card: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> list[str]:
+def _cost_figures(card: Mapping[str, Any], results: Sequence[Mapping[str, Any]], per_char: bool = True) -> list[str]:
     cost, totals = _mapping(card.get("cost")), _mapping(card.get("totals"))
     total = cost.get("total_cost_usd")
     tokens = _mapping(card.get("tokens")).get("total_tokens") or 0
@@ -130,8 +131,9 @@ def _cost_figures(card: Mapping[str, Any], results: Sequence[Mapping[str, Any]])
                             total / len(results) if results else None)
         problems += _expect("cost.cost_per_1k_tokens", cost.get("cost_per_1k_tokens"),
                             total / tokens * 1000 if tokens else None)
-        problems += _expect("cost.cost_per_source_char", cost.get("cost_per_source_char"),
-                            total / chars if chars else None)
+        if per_char:
+            problems += _expect("cost.cost_per_source_char", cost.get("cost_per_source_char"),
+                                total / chars if chars else None)
     for key in ("total_cost_usd", "cost_per_entry_usd"):
         problems += _expect(f"totals.{key}", totals.get(key), cost.get(key))
     scores = _mapping(card.get("scores"))
@@ -254,10 +256,26 @@ def _measured_latencies(results: Sequence[Mapping[str, Any]], elapsed: Any) -> l
     return []
 
 
-def economics_problems(card: Mapping[str, Any]) -> list[str]:
-    """What is wrong with the card's cost and speed figures (empty: nothing)."""
+def economics_problems(card: Mapping[str, Any], *, per_char: bool = True) -> list[str]:
+    """What is wrong with the card's cost and speed figures (empty: nothing). ``per_char``: False when the
+    card's sources were replaced (the store's registered texts): cost per source character is then the
+    rebuild's to compute, not the card's to match."""
     problems = _impossible(card)
     if problems:
         return problems
     results = [r for r in card.get("results") or [] if isinstance(r, Mapping)]
-    return [*_tokens(card, results), *_cost_figures(card, results), *_cost_status(card), *_speed(card, results)]
+    return [*_tokens(card, results), *_cost_figures(card, results, per_char), *_cost_status(card),
+            *_speed(card, results)]
+
+
+class FiguresRefused(UserError):
+    """Cost or speed figures that do not hold, met where a card's figures would be carried into a new card
+    (the store's rebuild): refused like a card that does not verify (exit 1)."""
+
+    exit_code = 1
+
+
+def require_sound_figures(card: Mapping[str, Any], *, per_char: bool = True) -> None:
+    """``FiguresRefused`` naming the first cost or speed figure of ``card`` that does not hold."""
+    if problems := economics_problems(card, per_char=per_char):
+        raise FiguresRefused(f"refused: its cost or speed figures do not hold: {problems[0]}")

@@ -232,3 +232,19 @@ def card_cost_facts(card: Mapping[str, Any]) -> tuple[str, str | None]:
         return status, cost.get("source")
     source = cost.get("source")
     return status, {UNKNOWN: None, DECLARED: DECLARED_SOURCE}.get(status, str(source) if source else LOCAL)
+
+
+def ranked_figures(card: Mapping[str, Any]) -> dict[str, float | None]:
+    """The figures the store sorts and charts by (``run_cards.cost_adjusted``, ``cost_per_entry``,
+    ``avg_latency``): measured ones only, so cost-adjusted ranking, the cost and latency sorts and the Pareto
+    charts never place a declared or unknown figure among measured ones; those stay on the card, labelled."""
+    cost, scores = _block(card, "cost"), _block(card, "scores")
+
+    def figure(value: Any, known: bool) -> float | None:
+        ok = known and isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
+        return float(value) if ok else None
+
+    measured_cost = card_cost_status(card) == MEASURED
+    return {"cost_adjusted": figure(scores.get("cost_adjusted"), measured_cost),
+            "cost_per_entry": figure(cost.get("cost_per_entry_usd"), measured_cost),
+            "avg_latency": figure(scores.get("avg_latency_seconds"), card_speed_status(card) == MEASURED)}

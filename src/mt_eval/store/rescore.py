@@ -43,6 +43,7 @@ from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.runcard.builder import RunInfo, build_card
 from mt_eval.runcard.reproduce import bootstrap_of
 from mt_eval.runcard.statistics import SUFFIX
+from mt_eval.runcard.verify_economics import require_sound_figures
 from mt_eval.scoring.composite import length_warnings
 from mt_eval.scoring.economics import card_cost_facts, card_speed_status
 from mt_eval.store.db import Store, StoreError
@@ -126,6 +127,8 @@ def rebuild_card(card: Mapping[str, Any], judges: Sequence[JudgeMetric] = (),
     from mt_eval.runcard.rescore import dataset_from_card, require_comet, semantic_config, target_card
 
     used, checkpoint = require_judges(card_judges(card), judges), require_comet(card, comet)
+    # its usage, costs and latencies are carried into the new card: only when they hold (runcard/verify_economics)
+    require_sound_figures(card, per_char=False)
 
     dataset = dataset_from_card(card)
     dataset.info.language_pair = str(card["dataset"].get("language_pair") or "")
