@@ -86,7 +86,7 @@ def test_controls_are_not_found_by_the_features_the_script_used(verified: dict, 
     other outputs. None of them separates the degraded controls from the real outputs: AUC near 0.5.
 
     What still works is at the level of the entry: outputs of an entry holding a degraded control agree
-    less with each other (decisions §49). It does not say which item is the control."""
+    less with each other (decisions §50). It does not say which item is the control."""
     hashes = publish(sqlite_db, verified)
     _create(sqlite_db, hashes, "es-features", "--controls", 0.2, size=80)
     _, batch = _export(sqlite_db, "es-features", "ana", tmp_path)
@@ -139,8 +139,9 @@ def _script(batch: dict) -> set[str]:
     found = set()
     for group in odd:
         if "reference" in group:  # the old file: the item near the reference but not it
+            words = len(group["reference"].split())
             found.update(i["hash"] for i in group["items"]
-                         if i["text"] != group["reference"] and len(i["text"].split()) == len(group["reference"].split()))
+                         if i["text"] != group["reference"] and len(i["text"].split()) == words)
         else:
             found.update(i["hash"] for i in group["items"])
     return found
@@ -265,3 +266,42 @@ def test_only_invited_reviewers_with_distinct_verified_identities_count(verified
     with open_store(sqlite_db) as store:
         verdict = review_verdict(store, hashes["near"])
     assert verdict.accepted and verdict.reviewers == 3, verdict
+
+
+def test_online_an_entrys_reference_appears_only_once_the_entry_is_rated(verified: dict, sqlite_db: str) -> None:
+    """On the web, an entry's reference appeared beside the first rated item while the entry's other item
+    (maybe a control) was still unrated. Now it appears once every item of the entry is rated."""
+    from fastapi.testclient import TestClient
+    from review_helpers import PASSWORD
+
+    from mt_eval.web.app import create_app
+
+    hashes = publish(sqlite_db, verified)
+    _create(sqlite_db, hashes, "es-web", size=12)
+    invited(sqlite_db, "ana", campaign="es-web")
+    with TestClient(create_app(sqlite_db, n_resamples=50)) as client:
+        form = client.get("/login").text
+        csrf = re.search(r'name="csrf" value="([0-9a-f]{64})"', form)
+        assert csrf
+        signed = client.post("/login", data={"csrf": csrf.group(1), "name": "ana", "password": PASSWORD},
+                             follow_redirects=False)
+        assert signed.status_code == 303, signed.text
+        campaigns = client.get("/review").text
+        uid = re.search(r'href="/review/([0-9a-f]{16})"', campaigns)
+        assert uid
+        first = client.get(f"/review/{uid.group(1)}")  # redirected to the first item
+        item = first.url.path.rsplit("/", 1)[1]
+        token = re.search(r'name="csrf" value="([0-9a-f]{64})"', first.text)
+        assert token and 'id="reference"' not in first.text
+        rated = client.post(f"/review/{uid.group(1)}/{item}", data={"csrf": token.group(1), "value": "2",
+                                                                   "seconds": "7.5"})
+        assert rated.status_code == 200 and 'id="rated"' in rated.text
+        assert 'id="reference"' not in rated.text and 'id="reference-hidden"' in rated.text  # the entry is not done
+        second = client.get(f"/review/{uid.group(1)}")
+        other = second.url.path.rsplit("/", 1)[1]
+        assert other != item and 'id="reference"' not in second.text
+        done = client.post(f"/review/{uid.group(1)}/{other}", data={"csrf": token.group(1), "value": "3",
+                                                                    "seconds": "9.1"})
+        assert done.status_code == 200 and 'id="reference"' in done.text  # every item of the entry rated
+        again = client.get(f"/review/{uid.group(1)}/{item}")
+        assert 'id="reference"' in again.text and "Change my rating" not in again.text

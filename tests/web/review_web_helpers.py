@@ -80,3 +80,36 @@ def cheap_hashing() -> Iterator[None]:
         passwords._dummy.cache_clear()
         yield
     passwords._dummy.cache_clear()
+
+
+def invited_reviewer(db: str, name: str, campaign: str | None = None) -> None:
+    """A reviewer account as an admin invites one, with an identity of its own (``NAME@example.org``)
+    verified by accepting: the review gate counts only such reviewers (``review.standing``)."""
+    from mt_eval.accounts.invitations import accept, invite
+
+    with open_store(db) as store:
+        accept(store, invite(store, name, "reviewer", campaign=campaign, by="command line",
+                             identity=f"{name}@example.org"), PASSWORD)
+
+
+def humanise(db: str, reviewer: str, seed: int) -> None:
+    """Give ``reviewer``'s stored ratings a person's timing (4–25 s an item, stamps that follow): ratings
+    recorded in a loop through the domain are stamped within one second, which quality control flags as a
+    script (``review.conduct``)."""
+    import random
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from mt_eval.store.models import ReviewAssignment, Reviewer, ReviewRating
+
+    rng = random.Random(seed)
+    at = datetime(2026, 11, 23, 9, tzinfo=UTC) + timedelta(minutes=rng.uniform(0, 600))
+    with open_store(db) as store, store.session() as session:
+        ids = session.scalars(select(ReviewRating.id).join(ReviewAssignment).join(Reviewer)
+                              .where(Reviewer.name == reviewer).order_by(ReviewRating.id)).all()
+        for rating_id in ids:
+            seconds = round(rng.uniform(4, 25), 3)
+            at += timedelta(seconds=seconds)
+            session.execute(update(ReviewRating).where(ReviewRating.id == rating_id)
+                            .values(seconds=seconds, rated_at=at))

@@ -20,6 +20,8 @@ from review_web_helpers import (  # noqa: F401  (cheap_hashing: an autouse fixtu
     attentive,
     cheap_hashing,
     csrf_of,
+    humanise,
+    invited_reviewer,
     make_admin,
     publish,
     sign_in,
@@ -50,8 +52,8 @@ def world(cards: dict[str, Path], secret_cards: dict[str, Any], tmp_path_factory
     with open_store(db) as store:
         a = create_campaign(store, [hashes["near"], hashes["half"]], size=30, seed=1, name="es-a")
         b = create_campaign(store, [hashes["near"]], size=30, seed=2, name="es-b")
-        tokens = {"ana": invite(store, "ana", "reviewer", campaign="es-a"),
-                  "ben": invite(store, "ben", "reviewer", campaign="es-b")}
+        tokens = {"ana": invite(store, "ana", "reviewer", campaign="es-a", by="root", identity="ana@example.org"),
+                  "ben": invite(store, "ben", "reviewer", campaign="es-b", by="root", identity="ben@example.org")}
     return {"db": db, "hashes": hashes, "uids": {"es-a": a.uid, "es-b": b.uid}, "tokens": tokens}
 
 
@@ -218,7 +220,8 @@ def test_comments_are_inert_and_the_lens_reads_stored_ratings(app: Any, world: d
     assert chrf["half"][where[planted_accept][1]] < LENS_LOW
     first = next(h for h in items if h not in batch.rated and h not in (planted_reject, planted_accept))
     # (an item ana has not rated yet: with the reference shown after rating, a first rating stands)
-    given = {name: {h: attentive(known[h], n) for n, h in enumerate(items)} for name in ("ana", "bob", "cid")}
+    given = {name: {h: attentive(known[h], n + 5 * k) for n, h in enumerate(items)}  # people differ
+             for k, name in enumerate(("ana", "bob", "cid"))}
     for name in given:  # everyone rejects a good-scoring output and accepts a poor-scoring one
         given[name] |= {planted_reject: 0, planted_accept: 3, first: 0 if name == "ana" else 3}
     ana = reviewers["ana"]  # ana rates the first item on the page, with a script as her comment
@@ -227,11 +230,14 @@ def test_comments_are_inert_and_the_lens_reads_stored_ratings(app: Any, world: d
     assert posted.status_code == 200 and "Rated 0" in posted.text
     with open_store(db) as store:
         for name, ratings in given.items():
-            if name != "ana":  # bob and cid rate offline-style, through the domain
+            if name != "ana":  # bob and cid (invited too) rate offline-style, through the domain
+                invited_reviewer(db, name)
                 assign(store, "es-a", name)
             for item, value in ratings.items():
                 if name != "ana" or (item != first and item not in batch.rated):  # a first rating stands
                     record_rating(store, uid, name, item, value)
+    for seed, name in enumerate(given):  # ratings made in a loop look scripted: time them like people
+        humanise(db, name, seed)
     admin = client_for(app)
     assert sign_in(admin, "root").status_code == 303
     report = admin.get("/admin/campaigns/es-a")

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Dialog, Page
-from review_web_helpers import PASSWORD, attentive, publish, running_server, truths
+from review_web_helpers import PASSWORD, attentive, humanise, invited_reviewer, publish, running_server, truths
 from typer.testing import CliRunner
 
 from mt_eval.cli import app as cli_app
@@ -119,6 +119,8 @@ def commented(cards: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
                                   size=30, name="xss")  # fmt: skip
         known = truths(db)
         comment = " ".join(PAYLOADS.values())
+        for name in ("ana", "bob"):
+            invited_reviewer(db, name, campaign="xss")
         batches = {name: [i.hash for g in assign(store, "xss", name).groups for i in g.items]
                    for name in ("ana", "bob")}  # fmt: skip
         target = next(h for h in batches["ana"] if known[h][0] == "output" and h in batches["bob"])
@@ -128,6 +130,8 @@ def commented(cards: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
                     record_rating(store, summary.uid, reviewer, item, value, comment=f"{reviewer}: {comment}")
                 else:
                     record_rating(store, summary.uid, reviewer, item, attentive(known[item], n), seconds=4.0)
+    for seed, name in enumerate(("ana", "bob")):  # a loop's ratings look scripted: time them like people
+        humanise(db, name, seed)
     return {"db": db}
 
 

@@ -10,15 +10,17 @@ temporary folder."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Dialog, Page
-from review_web_helpers import PASSWORD, attentive, publish, running_server, truths
+from review_web_helpers import PASSWORD, attentive, humanise, invited_reviewer, publish, running_server, truths
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -63,16 +65,25 @@ def board_tier(base: str, run: str) -> str:
 
 
 def offline_reviewer(db: str, name: str, folder: Path, *, careless: bool = False) -> None:
-    """A reviewer who works offline: their batch (as ``review export`` makes it), filled in attentively
-    (``careless``: every item rated 3, controls included), imported with ``mt-eval review import``."""
+    """A reviewer the admin invited (with an identity of their own) who works offline: their batch (as
+    ``review export`` makes it), filled in attentively at a person's pace (``careless``: every item rated 3,
+    controls included), imported with ``mt-eval review import``."""
+    invited_reviewer(db, name)
     with open_store(db) as store:
         batch = assign(store, "es-live", name)
     known = truths(db)
     items = [i.hash for g in batch.groups for i in g.items]
-    values = [3 if careless else attentive(known[h], n) for n, h in enumerate(items)]
+    shift = sum(map(ord, name))  # people differ: not one answer key under several names
+    values = [3 if careless else attentive(known[h], n + shift) for n, h in enumerate(items)]
+    rng = random.Random(name)
+    at = datetime(2026, 11, 23, 9, tzinfo=UTC) + timedelta(minutes=rng.uniform(0, 600))
+    ratings = []
+    for h, v in zip(items, values, strict=True):
+        seconds = round(rng.uniform(4, 25), 3)
+        at += timedelta(seconds=seconds)
+        ratings.append({"item": h, "value": v, "comment": None, "seconds": seconds, "rated_at": at.isoformat()})
     result = {"format": RESULT_FORMAT, "campaign": batch.uid, "reviewer": name, "token": batch.token,
-              "ratings": [{"item": h, "value": v, "comment": None, "seconds": 5.0,
-                           "rated_at": "2026-11-23T10:00:00Z"} for h, v in zip(items, values, strict=True)]}
+              "ratings": ratings}
     path = folder / f"{name}.json"
     path.write_text(json.dumps(result), encoding="utf-8")
     imported = CliRunner().invoke(cli_app, ["review", "import", str(path), "--db", db])
@@ -100,6 +111,7 @@ def test_the_review_flow_in_a_real_browser(setup: dict[str, Any], browser: Brows
     assert admin.url == base + "/admin/campaigns/es-live"
     admin.goto(base + "/admin")
     admin.fill("#invite-form input[name=name]", "ana")
+    admin.fill("#invite-form input[name=identity]", "Ana@Example.org")  # the gate counts verified identities
     admin.select_option("#invite-form select[name=role]", "reviewer")
     admin.select_option("#invite-form select[name=campaign]", label="es-live")
     admin.click("#invite-form button")
@@ -141,6 +153,7 @@ def test_the_review_flow_in_a_real_browser(setup: dict[str, Any], browser: Brows
         for n, item in enumerate(i.hash for g in batch.groups for i in g.items):
             if item not in batch.rated:
                 record_rating(store, batch.campaign.uid, "ana", item, attentive(known[item], n), seconds=4.0)
+    humanise(db, "ana", 0)  # ratings sent in a loop are stamped within a second: a script, to quality control
 
     offline_reviewer(db, "bob", shots)
     assert board_tier(base, near) == tier_before  # two reviewers are not a community yet

@@ -64,12 +64,15 @@ def invite(
     db: DbOpt = None,
     campaign: Annotated[str | None, opt("Assign the reviewer to this campaign (name or uid) on acceptance.",
                                         "--campaign")] = None,
+    identity: Annotated[str | None, opt("The e-mail address or ORCID iD the link is sent to; accepting verifies it "
+                                        "(a reviewer counts toward the review gate only with one).",
+                                        "--identity")] = None,
     days: Annotated[float, opt("Days the invitation stays valid.", "--days")] = 7.0,
     base_url: Annotated[str, opt("Where the server is reached, for the link.", "--base-url")] = "http://127.0.0.1:8000",
 ) -> None:
     """Make a single-use invitation link (printed once; the store keeps only its hash).
 
-    Example: mt-eval accounts invite ben --role reviewer --campaign es-oct --base-url https://review.example.org
+    Example: mt-eval accounts invite ben --role reviewer --campaign es-oct --identity ben@uni.example --base-url https://review.example.org
     """
     from mt_eval.accounts.invitations import invite as make_invitation
     from mt_eval.store import open_store
@@ -77,7 +80,8 @@ def invite(
     if not 0 < days <= 90:
         raise UserError(f"--days must be more than 0 and at most 90, not {days}")
     with open_store(db) as store:
-        token = make_invitation(store, name, role, campaign=campaign, by="command line", lifetime=timedelta(days=days))
+        token = make_invitation(store, name, role, campaign=campaign, by="command line", identity=identity,
+                                lifetime=timedelta(days=days))
     out.print(f"{base_url.rstrip('/')}/invite/{token}", highlight=False, soft_wrap=True)
 
 

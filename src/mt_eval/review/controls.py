@@ -16,7 +16,7 @@ text per card, so counting an entry's items, or their places, says nothing. Two 
 References are never sent to a reviewer before the entry is rated (``offline``, ``online``), so a
 control cannot be found by comparing texts with the reference either. Slots are drawn at random over
 entries and cards, items keep random hashes and are shown in each reviewer's blind order. What remains
-is the meaning: a degraded output reads fluently but says something the source does not (decisions §49).
+is the meaning: a degraded output reads fluently but says something the source does not (decisions §50).
 """
 
 from __future__ import annotations

@@ -95,12 +95,15 @@ def accept_invitation(request: Request, visitor: Checked, token: Token, password
 
 @router.post("/admin/invitations", response_class=HTMLResponse)
 def new_invitation(request: Request, visitor: Checked, name: Name, role: Annotated[str, Form(max_length=20)],
-                   campaign: Annotated[str, Form(max_length=200)] = "") -> HTMLResponse:
+                   campaign: Annotated[str, Form(max_length=200)] = "",
+                   identity: Annotated[str, Form(max_length=320)] = "") -> HTMLResponse:
     admin = with_role(visitor, "admin")
-    token = invite(store_of(request), name, role, campaign=campaign or None, by=admin.account)
+    # the admin is recorded as the inviter; the identity is where the link goes (a reviewer counts with one)
+    token = invite(store_of(request), name, role, campaign=campaign or None, by=admin.account,
+                   identity=identity.strip() or None)
     link = f"{request.base_url}invite/{token}"
     return page(request, "invited.html", visitor=admin, link=link, invitee=name, role=role, campaign=campaign,
-                title="Invitation made")  # fmt: skip
+                identity=identity.strip(), title="Invitation made")  # fmt: skip
 
 
 @router.get("/admin/accounts", response_class=HTMLResponse)
