@@ -110,8 +110,7 @@ def _consistent_latency(card: dict[str, Any], seconds: float) -> None:
     (lambda c: c["scores"].update(cost_adjusted=5.0), "scores.cost_adjusted"),
     (lambda c: _consistent_cost(c, 1e-7), "cost.total_cost_usd: a local engine spends nothing"),
     (lambda c: _consistent_latency(c, 1e-6), "results[0].latency_seconds: 1e-06 s is below"),
-    (lambda c: c["results"][3].update(latency_seconds=c["elapsed_seconds"] * 2) or _consistent_summary(c),
-     "results[3].latency_seconds"),
+    (lambda c: _longer_than_the_run(c, 3), "results[3].latency_seconds"),
     (lambda c: c["speed"].update(entries_per_minute=2_211_849.0), "speed.entries_per_minute"),
     (lambda c: c["cost"].update(total_cost_usd=-1.0), "cost.total_cost_usd: -1.0 is not a finite"),
     (lambda c: c["speed"].update(avg_latency_seconds=float("nan")), "speed.avg_latency_seconds: nan"),
@@ -125,6 +124,11 @@ def test_each_forged_figure_is_named(apertium: tuple[dict[str, Any], Path], forg
     forge(card)
     problems = verify_card(_resealed(card))
     assert problems and any(p.startswith(field) for p in problems), problems
+
+
+def _longer_than_the_run(card: dict[str, Any], row: int) -> None:
+    card["results"][row]["latency_seconds"] = card["elapsed_seconds"] * 2
+    _consistent_summary(card)
 
 
 def _consistent_summary(card: dict[str, Any]) -> None:
