@@ -73,10 +73,23 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(base, ignore_errors=True)
 
 
+def register_corpus(db: str, corpus: Path = CORPUS) -> str:
+    """``db`` with ``corpus`` registered (``mt-eval dataset register``): publish rescores every card against
+    its registered dataset and refuses a card whose dataset is not registered."""
+    from mt_eval.corpus import load_corpus
+    from mt_eval.store import open_store
+    from mt_eval.store.datasets import register_dataset
+
+    with open_store(db) as store:
+        register_dataset(store, load_corpus(corpus))
+    return db
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty store: a SQLite file, or a fresh database on the session's PostgreSQL server."""
+    """A store holding no card, with the bundled NTREX corpus registered (the cards' dataset): a SQLite file,
+    or a fresh database on the session's PostgreSQL server."""
     if request.param == "sqlite":
-        yield str(tmp_path / "board.db")
+        yield register_corpus(str(tmp_path / "board.db"))
         return
-    yield create_database(request.getfixturevalue("postgres_url"))
+    yield register_corpus(create_database(request.getfixturevalue("postgres_url")))

@@ -23,6 +23,7 @@ from mt_eval.runcard.io import load_card
 from mt_eval.runcard.reproduce import compare_cards, within_tolerance
 from mt_eval.store import open_store
 from mt_eval.store.models import Reproduction
+from store_fixtures import register_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "llm"))
@@ -84,7 +85,7 @@ def _degraded(body: dict[str, Any]) -> str:
 
 
 def test_llm_card_against_a_changed_server_is_not_verified(tmp_path: Path) -> None:
-    db = str(tmp_path / "board.db")
+    db = register_corpus(str(tmp_path / "board.db"))
     card = tmp_path / "llm.json"
     with FakeOpenAI(responder=Translator()) as server:
         made = cli("run", "-c", str(CORPUS), "--ids", "1-20", "--method", "llm", "--model", "test/model",

@@ -33,6 +33,7 @@ from mt_eval.store.publish import insert_card
 from mt_eval.store.query import Filters, query_rows
 from mt_eval.store.rescore import rebuild_card
 from pgserver import create_database
+from store_fixtures import register_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 SAVED = ROOT / "tests" / "runcard" / "saved" / "card-2.0-apertium-eng-spa.json"
@@ -192,7 +193,7 @@ def test_round_trip_same_on_sqlite_and_postgresql(cards: dict[str, Path], tmp_pa
     """publish → leaderboard → export → rescore → leaderboard → export, on both databases: the same."""
     results, stamps = {}, {}
     for kind, db in (("sqlite", str(tmp_path / "a.db")), ("postgresql", create_database(postgres_url))):
-        old_hash = store_old_card(db)
+        old_hash = store_old_card(register_corpus(db))
         assert cli("publish", str(cards["near"]), "--db", db, "--submitter", "lab").exit_code == 0
         first = _exports(db, tmp_path, f"{kind}-1")
         stamps[kind] = next(r["published_at"] for r in board(db) if r["run_card_hash"] == old_hash)

@@ -27,6 +27,7 @@ from mt_eval.runcard.layout import dumps
 from mt_eval.runcard.seal import card_hash
 from mt_eval.store import open_store
 from mt_eval.store.models import Card, CardLink
+from store_fixtures import register_corpus
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS / "providers"))
@@ -106,7 +107,8 @@ def rows(db: str) -> dict[str, dict[str, Any]]:
 
 
 def test_judge_card_is_refused_without_its_judge_and_published_with_it(made: dict[str, Any], tmp_path: Path) -> None:
-    db, tmp, server = str(tmp_path / "board.db"), made["dir"], made["server"]
+    tmp, server = made["dir"], made["server"]
+    db = register_corpus(str(tmp_path / "board.db"), tmp / "corpus.json")
     card = json.loads((tmp / "judged.json").read_text(encoding="utf-8"))
     want = [1.0 if i % 2 == 0 else 0.25 for i in range(6)]  # the server's rule: 5 → 1.0, 2 → 0.25
     assert [r["metrics"][JUDGE] for r in card["results"]] == want
@@ -140,7 +142,7 @@ def test_a_tampered_judge_value_is_refused_even_with_the_judge(made: dict[str, A
     forged = tmp_path / "forged.json"
     forged.write_bytes(dumps(card))
     (tmp_path / card["statistics"]["file"]).write_bytes((made["dir"] / card["statistics"]["file"]).read_bytes())
-    db = str(tmp_path / "board.db")
+    db = register_corpus(str(tmp_path / "board.db"), made["dir"] / "corpus.json")
     result = cli("publish", forged, "--db", db, "--judge", made["judge"], "--judge-cache", made["cache"])
     assert result.exit_code == 1 and f"results[1].metrics.{JUDGE}" in result.output, result.output
     assert count(db) == 0
@@ -151,7 +153,7 @@ def test_comet_card_needs_its_checkpoint(made: dict[str, Any], tiny: dict[str, P
     scored = cli(*made["common"], "--system", "comet", "-o", out, "--comet-model", tiny["a"])
     assert scored.exit_code == 0, scored.output
     card = json.loads(out.read_text(encoding="utf-8"))
-    db = str(tmp_path / "board.db")
+    db = register_corpus(str(tmp_path / "board.db"), made["dir"] / "corpus.json")
     refused = cli("publish", out, "--db", db)
     assert refused.exit_code == 1 and len(refused.output.strip().splitlines()) == 1, refused.output
     assert "--comet-model" in refused.output and "tiny-comet-a" in refused.output
@@ -191,7 +193,7 @@ def test_semantic_card_is_rescored_in_the_store_keeping_its_score(made: dict[str
     # a tampered semantic_score (resealed) is refused by publish, naming the field
     forged = json.loads(json.dumps(card))
     forged["scores"]["semantic_score"] = 0.999
-    db = str(tmp_path / "board.db")
+    db = register_corpus(str(tmp_path / "board.db"), made["dir"] / "corpus.json")
     refused = cli("publish", _resealed(forged, tmp_path / "forged" / "sem.json", sidecar), "--db", db)
     assert refused.exit_code == 1 and "scores.semantic_score" in refused.output, refused.output
     # as an older harness left them in the store: chrF++ under another signature, and the tampered card

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from mt_eval.cli import app
 from mt_eval.store.query import BoardRow
 from mt_eval.store.ranking import assign_ranks
+from store_fixtures import register_corpus
 
 
 def _row(i: int) -> BoardRow:
@@ -36,7 +37,7 @@ def test_rank_ranges(breaks: list[bool], expected: list[str]) -> None:
 def test_publication_order_does_not_change_ranks(cards: dict[str, Path], tmp_path: Path) -> None:
     boards = []
     for name, order in (("a", ["near", "near2", "truncated"]), ("b", ["truncated", "near2", "near"])):
-        db = str(tmp_path / f"{name}.db")
+        db = register_corpus(str(tmp_path / f"{name}.db"))
         for kind in order:  # one publish per card: different times, different row ids
             assert CliRunner().invoke(app, ["publish", str(cards[kind]), "--db", db]).exit_code == 0
         out = CliRunner().invoke(app, ["leaderboard", "--db", db, "--json"])

@@ -145,10 +145,12 @@ def test_database_file_of_another_kind(cards: dict[str, Path], tmp_path: Path) -
 def test_default_database_from_environment(cards: dict[str, Path], tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MT_EVAL_DB", str(tmp_path / "env.db"))
+    assert cli("dataset", "register", str(CORPUS)).exit_code == 0  # the dataset first, in the same default store
     assert cli("publish", str(cards["near"])).exit_code == 0
     assert (tmp_path / "env.db").exists()
     monkeypatch.delenv("MT_EVAL_DB")
     monkeypatch.chdir(tmp_path)
+    assert cli("dataset", "register", str(CORPUS)).exit_code == 0
     assert cli("publish", str(cards["near"])).exit_code == 0
     assert (tmp_path / "mt-eval.db").exists()
 

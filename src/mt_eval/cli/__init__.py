@@ -17,6 +17,7 @@ from mt_eval.cli import (
     calibrate,
     cards,
     compare,
+    datasets,
     governance,
     keys,
     languages,
@@ -69,6 +70,7 @@ app.command("show")(cards.show)
 app.command("report")(cards.report)
 app.command("compare", help=compare.HELP)(compare.compare_command)
 app.command("languages")(languages.languages)
+app.add_typer(datasets.dataset_app, name="dataset")
 app.command("publish")(store.publish)
 app.command("leaderboard")(store.leaderboard)
 app.command("export")(store.export)

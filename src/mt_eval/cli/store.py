@@ -38,19 +38,23 @@ def _filters(dataset: str | None, method_class: str | None, tier: str | None, ve
 
 
 def publish(
-    cards: Annotated[list[Path], typer.Argument(help="Run cards to publish (each with its .stats.npz beside it).")],
+    cards: Annotated[list[Path], typer.Argument(help="Run cards to publish (on registered datasets).")],
     db: DbOpt = None,
     submitter: Annotated[str | None, opt("Who publishes the cards (recorded with them).", "--submitter")] = None,
     judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH, comet_model: CometModelOpt = None,
 ) -> None:
-    """Verify each card (seal, fingerprint, scores, statistics) and add them all in one transaction.
+    """Rescore each card's outputs against its registered dataset and add them all in one transaction.
 
-    A card that does not verify is refused, naming the first difference (exit 1), and nothing is
-    written; a card already published is left as it is. Signatures beside a card (<card>.sig, mt-eval
-    sign) are checked and kept: an invalid one is refused; a store that requires signatures (mt-eval
-    keys require on) refuses a card not signed by a registered, unrevoked key of the --submitter.
+    The card's dataset must be registered first (mt-eval dataset register CORPUS): its references, scores
+    and dataset block are never trusted. The store keeps the card when its own rescoring gives exactly it,
+    else the store's card, printing each difference (one line per metric that changed). A card with
+    gold_standard or held_out entries is refused (those are scored through governance), as is a card
+    edited after sealing (naming the first changed field, exit 1); nothing of the batch is written. A
+    card already published is left as it is. Signatures beside a card (<card>.sig, mt-eval sign) are
+    checked and kept: an invalid one is refused; a store that requires signatures (mt-eval keys require
+    on) refuses a card not signed by a registered, unrevoked key of the --submitter.
 
-    A card scored with generated judges or comet_score is verified as verify does it, with the same
+    A card scored with generated judges or comet_score is rescored as verify does it, with the same
     judge cards (--judge, answers from --judge-cache) or checkpoint (--comet-model); without them it is
     refused, naming the judge or checkpoint.
 
@@ -61,12 +65,15 @@ def publish(
     from mt_eval.store.publish import read_for_publish
 
     judges, comet = opt_in_inputs(judge, judge_cache, comet_model)
-    pending = [read_for_publish(card, judges, comet) for card in cards]  # all verified before the store is opened
+    pending = [read_for_publish(card, judges, comet) for card in cards]  # all checked before the store is opened
     with open_store(db) as store:
         results = publish_cards(store, pending, submitter=submitter)
     for r in results:
         signed = f", signed by {escape(', '.join(r.signed_by))}" if r.signed_by else ""
-        out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]}{signed})", highlight=False)
+        kept = f", the store's rescoring of {r.submitted_hash[:12]}" if r.recomputed else ""
+        out.print(f"{escape(r.path)}: {r.status} ({r.run_card_hash[:12]}{kept}{signed})", highlight=False)
+        for line in r.differences:
+            out.print(f"  {escape(line)}", highlight=False)
 
 
 def leaderboard(

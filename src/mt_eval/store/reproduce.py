@@ -42,8 +42,9 @@ def stored_card(store: Store, prefix: str) -> dict[str, Any]:
 
 
 def card_to_reproduce(ref: str, db: str | None) -> tuple[dict[str, Any], bool]:
-    """(the card, whether it is in a store) for ``ref``: a card file, verified first (and published
-    to ``db`` when given, so the attempt can be recorded against it), or a stored card's hash prefix."""
+    """(the card, whether it is in a store) for ``ref``: a card file, verified first (or, with ``db``,
+    published there, so the attempt is recorded against the card the store keeps), or a stored card's hash
+    prefix."""
     from mt_eval.runcard.io import load_card
     from mt_eval.runcard.verify import verify_card
 
@@ -55,9 +56,9 @@ def card_to_reproduce(ref: str, db: str | None) -> tuple[dict[str, Any], bool]:
                 raise CardRefused(f"does not verify, so there is nothing to reproduce: {problems[0]}", file=str(path))
             return card, False
         pending = read_for_publish(path)
-        with open_store(db) as store:
-            publish(store, [pending])
-        return pending.card, True
+        with open_store(db) as store:  # the card the store keeps: its own rescoring when the file's differs
+            (done,) = publish(store, [pending])
+            return stored_card(store, done.run_card_hash), True
     with open_store(db) as store:
         return stored_card(store, ref), True
 

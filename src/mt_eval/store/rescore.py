@@ -47,8 +47,8 @@ from mt_eval.runcard.verify_economics import require_sound_figures
 from mt_eval.scoring.composite import length_warnings
 from mt_eval.scoring.economics import card_cost_facts, card_speed_status
 from mt_eval.store.db import Store, StoreError
+from mt_eval.store.insert import insert_card
 from mt_eval.store.models import Card, CardLink, Dataset
-from mt_eval.store.publish import insert_card
 from mt_eval.store.query import Filters, card_conditions, superseded_by
 
 if TYPE_CHECKING:

@@ -1,0 +1,172 @@
+"""Issue 21's attacks on publish, each failing on the code before registered datasets:
+
+* forged references: weak outputs scored against a copy of NTREX whose references *are* those outputs,
+  ``dataset.sha256`` patched to the real one, fingerprint and seal recomputed with the project's own
+  functions. ``verify`` passes it; it was published at rank 1 (chrF++ 100), also signed by a registered
+  submitter on a store that requires signatures. Now the store rescores its outputs against the registered
+  references: it gets exactly the score of those outputs on the real corpus (sacrebleu's, independently).
+* a self-run card over gold_standard/held_out entries (Benchmark Spec §6.4/§9.5): was published as
+  self-benchmarked and ranked first; now refused, also when the card relabels those entries.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sacrebleu
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from mt_eval.cli import app
+from mt_eval.corpus import load_corpus
+from mt_eval.runcard.builder import fingerprint_components
+from mt_eval.runcard.seal import fingerprint_hash, seal
+from mt_eval.runcard.verify import verify_card
+from mt_eval.store import open_store
+from mt_eval.store.dataset_models import CardSubmission
+from mt_eval.store.models import Card
+from store_fixtures import CORPUS, predictions, register_corpus
+
+SOVEREIGN = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa-sovereign.json"
+runner = CliRunner()
+
+
+def cli(*args: Any) -> Any:
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def _score(tmp: Path, corpus: Path, outputs: list[dict[str, Any]], name: str) -> Path:
+    hyp = tmp / f"{name}.jsonl"
+    hyp.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outputs), encoding="utf-8")
+    card = tmp / f"{name}.json"
+    done = cli("score", "-c", corpus, "-p", hyp, "--bootstrap", 100, "--system", name, "--runs-dir", tmp / "runs",
+               "-o", card)
+    assert done.exit_code == 0, done.output
+    return card
+
+
+def _reseal(path: Path, edit: Any) -> Path:
+    """The attacker's edit, then fingerprint and seal recomputed with the project's own functions."""
+    card = json.loads(path.read_text(encoding="utf-8"))
+    edit(card)
+    components = fingerprint_components(card)
+    card["fingerprint"] = {"hash": fingerprint_hash(components), "components": components}
+    path.write_text(json.dumps(seal(card), ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def forged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``half`` outputs (every sentence cut in half) scored against references that are those outputs."""
+    tmp = tmp_path_factory.mktemp("forged")
+    outputs = predictions("half")
+    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    by_id = {o["entry_id"]: o["predicted"] for o in outputs}
+    for entry in corpus["entries"]:
+        entry["reference"] = by_id[entry["id"]]
+    fake = tmp / "ntrex-copy.json"
+    fake.write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
+    card = _score(tmp, fake, outputs, "forged")
+    sha = load_corpus(CORPUS).sha256  # the real corpus's: what the registered dataset is found by
+    return _reseal(card, lambda c: c["dataset"].update(sha256=sha))
+
+
+def _board(db: str) -> list[dict[str, Any]]:
+    done = cli("leaderboard", "--db", db, "--json")
+    assert done.exit_code == 0, done.output
+    return [r for r in json.loads(done.output) if r["rank"] is not None]
+
+
+def test_forged_references_verify_but_are_rescored_against_the_registered_ones(
+        forged: Path, cards: dict[str, Path], db_url: str) -> None:
+    card = json.loads(forged.read_text(encoding="utf-8"))
+    assert card["scores"]["chrf_plus_plus"] == pytest.approx(100.0)
+    assert verify_card(card, forged) == []  # the forgery is internally consistent: verify cannot see it
+    done = cli("publish", forged, cards["near"], "--db", db_url)
+    assert done.exit_code == 0, done.output
+    assert "the store's rescoring of" in done.output and "chrf_plus_plus: card says 100" in done.output
+    assert "200 of 200 entries' references differ" in done.output
+    rows = _board(db_url)
+    assert rows[0]["method"] == "near"  # the genuine card ranks first
+    stored = next(r for r in rows if r["method"] == "forged")
+    # the store's number is the outputs' chrF++ against the real references: sacrebleu's, computed apart
+    entries = json.loads(CORPUS.read_text(encoding="utf-8"))["entries"]
+    hyps = [str(o["predicted"]) for o in predictions("half")]
+    expected = sacrebleu.corpus_chrf(hyps, [[str(e["reference"]) for e in entries]], word_order=2).score
+    assert stored["scores"]["chrf_plus_plus"]["value"] == pytest.approx(expected, abs=1e-9)
+    honest = json.loads(cards["half"].read_text(encoding="utf-8"))["scores"]  # the same outputs, scored honestly
+    assert stored["composite"]["value"] == pytest.approx(honest["composite"], abs=1e-12)
+    with open_store(db_url) as store, store.session() as session:
+        wanted = CardSubmission.submitted_hash == card["run_card_hash"]
+        sub = session.scalars(select(CardSubmission).where(wanted)).one()
+        kept = session.get(Card, sub.card_id)
+        assert sub.recomputed and kept is not None and kept.run_card_hash != card["run_card_hash"]
+        assert kept.card["results"][0]["reference"] == entries[0]["reference"]  # the store's card, real texts
+        assert any(line.startswith("chrf_plus_plus: card says 100") for line in sub.differences)
+    again = cli("publish", forged, "--db", db_url)  # a replay changes nothing
+    assert again.exit_code == 0 and "already published" in again.output, again.output
+
+
+def test_a_registered_submitters_signature_does_not_make_forged_references_count(
+        forged: Path, cards: dict[str, Path], db_url: str, tmp_path: Path) -> None:
+    signed = tmp_path / "forged.json"
+    shutil.copy(forged, signed)
+    key = tmp_path / "mallory.key"
+    for args in (("keys", "new", "-o", key, "--signer", "mallory"),
+                 ("keys", "register", key.with_suffix(".pub"), "--submitter", "mallory", "--db", db_url),
+                 ("keys", "require", "on", "--db", db_url), ("sign", signed, "--key", key)):
+        assert cli(*args).exit_code == 0, args
+    done = cli("publish", signed, "--db", db_url, "--submitter", "mallory")
+    assert done.exit_code == 0 and "signed by mallory" in done.output, done.output
+    assert "chrf_plus_plus: card says 100" in done.output
+    (row,) = _board(db_url)
+    assert row["scores"]["chrf_plus_plus"]["value"] < 60  # half of each sentence: nowhere near 100
+
+
+def test_a_card_on_a_dataset_not_registered_is_refused(cards: dict[str, Path], tmp_path: Path) -> None:
+    db = str(tmp_path / "empty.db")
+    done = cli("publish", cards["near"], "--db", db)
+    assert done.exit_code == 1 and "is not registered in this store" in done.output, done.output
+    assert "mt-eval dataset register" in done.output
+    with open_store(db) as store, store.session() as session:
+        assert session.scalar(select(func.count()).select_from(Card)) == 0
+
+
+@pytest.fixture(scope="module")
+def gold_card(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A self-run card over the sovereign corpus's every entry (its 50 gold and 20 held-out included), perfect."""
+    tmp = tmp_path_factory.mktemp("gold")
+    entries = json.loads(SOVEREIGN.read_text(encoding="utf-8"))["entries"]
+    return _score(tmp, SOVEREIGN, [{"entry_id": e["id"], "predicted": e["reference"]} for e in entries], "gold-run")
+
+
+def _cards(db: str) -> int:
+    with open_store(db) as store, store.session() as session:
+        return int(session.scalar(select(func.count()).select_from(Card)) or 0)
+
+
+def test_a_self_run_card_over_gold_entries_is_refused(gold_card: Path, db_url: str) -> None:
+    register_corpus(db_url, SOVEREIGN)
+    done = cli("publish", gold_card, "--db", db_url)
+    assert done.exit_code == 1, done.output
+    assert "70 of its entries" in done.output and "gold_standard, held_out segment" in done.output
+    assert "governance" in done.output and _cards(db_url) == 0
+
+
+def test_relabelling_gold_entries_does_not_get_them_past(gold_card: Path, tmp_path: Path) -> None:
+    card = tmp_path / "relabelled.json"
+    shutil.copy(gold_card, card)
+
+    def relabel(c: dict[str, Any]) -> None:
+        for r in c["results"]:
+            r["segment"] = "development"
+
+    _reseal(card, relabel)
+    db = register_corpus(str(tmp_path / "b.db"), SOVEREIGN)
+    done = cli("publish", card, "--db", db)
+    assert done.exit_code == 1 and "gold_standard, held_out segment" in done.output, done.output
+    assert _cards(db) == 0
