@@ -7,6 +7,7 @@ the whole suite through ``tests/conftest.py``: one PostgreSQL server per session
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,40 @@ def sqlite_db(tmp_path: Path) -> str:
     """A SQLite store with no card, the cards' corpus registered (tests whose logic does not depend on the
     database run once)."""
     return register_corpus(str(tmp_path / "review.db"))
+
+
+@pytest.fixture(autouse=True)
+def cheap_hashing() -> Iterator[None]:
+    """Cheap argon2 parameters for the reviewer accounts these tests invite (a hash records its own
+    parameters, so verification is the same code; the default cost is asserted in ``tests/accounts``)."""
+    from argon2 import PasswordHasher
+
+    from mt_eval.accounts import passwords
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passwords, "HASHER", PasswordHasher(time_cost=1, memory_cost=8192, parallelism=1))
+        passwords._dummy.cache_clear()
+        yield
+    passwords._dummy.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def published_template(verified: dict[str, object], tmp_path_factory: pytest.TempPathFactory
+                       ) -> tuple[Path, dict[str, str]]:
+    """A SQLite store with ``near`` and ``half`` published once (publishing rescores every card against the
+    registered dataset: seconds each), and their run_card_hash by kind."""
+    from review_helpers import publish
+
+    path = tmp_path_factory.mktemp("review-published") / "template.db"
+    return path, publish(register_corpus(str(path)), verified)
+
+
+@pytest.fixture
+def published(published_template: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[str, dict[str, str]]:
+    """A fresh copy of the published store for one test, and the cards' hashes."""
+    import shutil
+
+    path, hashes = published_template
+    copy = tmp_path / "published.db"
+    shutil.copyfile(path, copy)
+    return str(copy), hashes

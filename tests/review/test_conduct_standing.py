@@ -120,3 +120,31 @@ def test_who_invited_whom_is_recorded_and_one_identity_is_one_account(sqlite_db:
                                                                                   "command line", True)
     again = cli("accounts", "invite", "ben3", "--identity", "BEN@uni.example", "--db", sqlite_db)
     assert again.exit_code == 2 and "one person, one account" in again.output  # type: ignore[attr-defined]
+
+
+def test_a_submitter_assigned_before_is_not_counted_and_a_disabled_account_stops_counting(
+        published: tuple[str, dict[str, str]]) -> None:
+    """``assign`` refuses a submitter; one assigned before the card named them (here: its submitter field
+    set to the reviewer's identity afterwards) is still not counted, nor an account an admin disabled."""
+    from review_helpers import invited
+    from sqlalchemy import update
+
+    from mt_eval.accounts.users import disable_account
+    from mt_eval.review.campaign import assign, find_campaign
+    from mt_eval.review.standing import campaign_standing
+    from mt_eval.store.models import Card
+
+    sqlite_db, hashes = published
+    made = cli("review", "create", "--db", sqlite_db, "--card", hashes["near"], "--size", 12, "--name", "es-own")
+    assert made.exit_code == 0, made.output  # type: ignore[attr-defined]
+    for name in ("ana", "ben", "cem"):
+        invited(sqlite_db, name, campaign="es-own")
+    with open_store(sqlite_db) as store:
+        with store.session() as session:
+            session.execute(update(Card).values(submitter="ANA+runs@example.org"))
+        disable_account(store, "cem")
+        with pytest.raises(UserError, match="cannot review a card they submitted"):
+            assign(store, "es-own", "ana")
+        with store.session() as session:
+            standing = campaign_standing(session, find_campaign(session, "es-own").id)
+    assert standing == {"ana": "submitted a card of this campaign", "ben": None, "cem": "account disabled"}

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-from review_helpers import cli, invited, publish, truths
+from review_helpers import cli, invited, truths
 from sqlalchemy import select
 
 from mt_eval.review.gate import review_verdict
@@ -51,8 +51,9 @@ def _export(db: str, campaign: str, reviewer: str, folder: Path) -> tuple[str, d
 
 
 @pytest.mark.parametrize("policy", ["never", "after"])
-def test_the_offline_file_carries_no_reference(verified: dict, sqlite_db: str, tmp_path: Path, policy: str) -> None:
-    hashes = publish(sqlite_db, verified)
+def test_the_offline_file_carries_no_reference(published: tuple[str, dict[str, str]], tmp_path: Path,
+                                                policy: str) -> None:
+    sqlite_db, hashes = published
     _create(sqlite_db, hashes, f"es-{policy}", "--reference", policy)
     html, batch = _export(sqlite_db, f"es-{policy}", "ana", tmp_path)
     with open_store(sqlite_db) as store, store.session() as session:
@@ -79,7 +80,7 @@ def _overlap(a: str, b: str) -> float:
     return len(wa & wb) / max(1, len(wa | wb))
 
 
-def test_controls_are_not_found_by_the_features_the_script_used(verified: dict, sqlite_db: str,
+def test_controls_are_not_found_by_the_features_the_script_used(published: tuple[str, dict[str, str]],
                                                                 tmp_path: Path) -> None:
     """The script's features: the number of items of an entry, the item's place in it, its length, how
     close it is to the entry's reference (no longer in the file) and, within its entry, to the entry's
@@ -87,7 +88,7 @@ def test_controls_are_not_found_by_the_features_the_script_used(verified: dict, 
 
     What still works is at the level of the entry: outputs of an entry holding a degraded control agree
     less with each other (decisions §50). It does not say which item is the control."""
-    hashes = publish(sqlite_db, verified)
+    sqlite_db, hashes = published
     _create(sqlite_db, hashes, "es-features", "--controls", 0.2, size=80)
     _, batch = _export(sqlite_db, "es-features", "ana", tmp_path)
     known = truths(sqlite_db)
@@ -156,12 +157,12 @@ def _sybil_result(batch: dict, flagged: set[str], token: str, reviewer: str) -> 
 
 
 @pytest.mark.parametrize("oracle", [False, True], ids=["script", "script-knowing-every-control"])
-def test_the_sybil_script_does_not_pass_the_gate(verified: dict, sqlite_db: str, tmp_path: Path,
+def test_the_sybil_script_does_not_pass_the_gate(published: tuple[str, dict[str, str]], tmp_path: Path,
                                                  oracle: bool) -> None:
     """Three accounts, each properly invited by the admin with its own verified identity, run one script:
     controls found by whatever feature still works (or, worse, known outright), 0 for them and 3 for
     everything else, identical timings. Quality control flags every one of them; the gate does not accept."""
-    hashes = publish(sqlite_db, verified)
+    sqlite_db, hashes = published
     _create(sqlite_db, hashes, "es-sybil", size=40)
     known = truths(sqlite_db)
     found: dict[str, int] = {}
@@ -236,7 +237,7 @@ def test_a_reviewer_cannot_review_the_card_they_submitted(verified: dict, sqlite
         invited(sqlite_db, "ana", campaign="es-self")
 
 
-def test_only_invited_reviewers_with_distinct_verified_identities_count(verified: dict, sqlite_db: str,
+def test_only_invited_reviewers_with_distinct_verified_identities_count(published: tuple[str, dict[str, str]],
                                                                        tmp_path: Path) -> None:
     """Three attentive reviewers typed into ``review export`` are no community: the gate counts reviewers
     an admin invited, each with an identity of their own that accepting the invitation verified."""
@@ -244,7 +245,7 @@ def test_only_invited_reviewers_with_distinct_verified_identities_count(verified
 
     from mt_eval.errors import UserError
 
-    hashes = publish(sqlite_db, verified)
+    sqlite_db, hashes = published
     _create(sqlite_db, hashes, "es-community")
     for seed, name in enumerate(("ana", "ben", "cem")):
         done = cli("review", "import", review(sqlite_db, "es-community", name, "attentive", seed, tmp_path,
@@ -268,7 +269,8 @@ def test_only_invited_reviewers_with_distinct_verified_identities_count(verified
     assert verdict.accepted and verdict.reviewers == 3, verdict
 
 
-def test_online_an_entrys_reference_appears_only_once_the_entry_is_rated(verified: dict, sqlite_db: str) -> None:
+def test_online_an_entrys_reference_appears_only_once_the_entry_is_rated(published: tuple[str, dict[str, str]]
+                                                                         ) -> None:
     """On the web, an entry's reference appeared beside the first rated item while the entry's other item
     (maybe a control) was still unrated. Now it appears once every item of the entry is rated."""
     from fastapi.testclient import TestClient
@@ -276,7 +278,7 @@ def test_online_an_entrys_reference_appears_only_once_the_entry_is_rated(verifie
 
     from mt_eval.web.app import create_app
 
-    hashes = publish(sqlite_db, verified)
+    sqlite_db, hashes = published
     _create(sqlite_db, hashes, "es-web", size=12)
     invited(sqlite_db, "ana", campaign="es-web")
     with TestClient(create_app(sqlite_db, n_resamples=50)) as client:
