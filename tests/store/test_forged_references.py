@@ -115,6 +115,7 @@ def test_a_registered_submitters_signature_does_not_make_forged_references_count
         forged: Path, cards: dict[str, Path], db_url: str, tmp_path: Path) -> None:
     signed = tmp_path / "forged.json"
     shutil.copy(forged, signed)
+    shutil.copy(forged.with_suffix(".stats.npz"), tmp_path)  # as submitted, with its sidecar
     key = tmp_path / "mallory.key"
     for args in (("keys", "new", "-o", key, "--signer", "mallory"),
                  ("keys", "register", key.with_suffix(".pub"), "--submitter", "mallory", "--db", db_url),
@@ -157,15 +158,18 @@ def test_a_self_run_card_over_gold_entries_is_refused(gold_card: Path, db_url: s
     assert "governance" in done.output and _cards(db_url) == 0
 
 
-def test_relabelling_gold_entries_does_not_get_them_past(gold_card: Path, tmp_path: Path) -> None:
-    card = tmp_path / "relabelled.json"
-    shutil.copy(gold_card, card)
-
-    def relabel(c: dict[str, Any]) -> None:
-        for r in c["results"]:
-            r["segment"] = "development"
-
-    _reseal(card, relabel)
+def test_relabelling_gold_entries_does_not_get_them_past(tmp_path: Path) -> None:
+    """The gold entries relabelled ``development`` in a copy of the corpus, scored on it, ``dataset.sha256``
+    patched to the real corpus's and resealed: ``verify`` passes it; the registered segments refuse it."""
+    corpus = json.loads(SOVEREIGN.read_text(encoding="utf-8"))
+    for entry in corpus["entries"]:
+        entry["segment"] = "development"
+    copy = tmp_path / "relabelled-corpus.json"
+    copy.write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
+    card = _score(tmp_path, copy, [{"entry_id": e["id"], "predicted": e["reference"]} for e in corpus["entries"]],
+                  "relabelled")
+    _reseal(card, lambda c: c["dataset"].update(sha256=load_corpus(SOVEREIGN).sha256))
+    assert verify_card(json.loads(card.read_text(encoding="utf-8")), card) == []
     db = register_corpus(str(tmp_path / "b.db"), SOVEREIGN)
     done = cli("publish", card, "--db", db)
     assert done.exit_code == 1 and "gold_standard, held_out segment" in done.output, done.output
