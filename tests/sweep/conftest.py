@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sweep_helpers import FAST, FakeOpenAI, LocalSweep, Oracle, write_sweep
 
 from mt_eval.cli import app
+from store_fixtures import register_corpus
 
 
 @pytest.fixture(scope="session")
@@ -33,6 +34,7 @@ def local_sweep(tmp_path_factory: pytest.TempPathFactory, oracle_server: Any) ->
     tmp = tmp_path_factory.mktemp("local-sweep")
     file = write_sweep(tmp, oracle_server.base_url)
     before = Counter(oracle_server.oracle.asked)
+    register_corpus(str(tmp / "store.db"))  # publish rescores each cell's card against the registered corpus
     result = CliRunner().invoke(app, ["sweep", str(file), "--runs-dir", str(tmp / "runs"), "--no-cache", "-j", "2",
                                       "--concurrency", "4", "--publish", "--db", str(tmp / "store.db"), *FAST])
     assert result.exit_code == 0, result.output
