@@ -74,6 +74,11 @@ def _hash(card: Path) -> str:
 
 def test_board_ranks_with_clusters_and_sets_apart(cards: dict[str, Path], db_url: str) -> None:
     _publish_all(db_url, cards)
+    by_chrf = _board(db_url)  # the registered dataset's default key: chrF++, whatever the profile
+    assert [r["rank"] for r in by_chrf] == ["1–3", "1–3", "1–3", "4", "5"]
+    assert {r["method"] for r in by_chrf[:3]} == {"near", "near2", "profile_b"}  # the same outputs as near
+    # by the composite (the spec's §4.1 comparability: same metrics, profile and rule)
+    assert cli("dataset", "primary-metric", "ntrex128-eng-spa-demo", "composite", "--db", db_url).exit_code == 0
     rows = _board(db_url)
     ranked = [r for r in rows if r["rank"] is not None]
     assert [r["method"] for r in ranked][2:] == ["truncated", "half"]
@@ -160,10 +165,10 @@ def test_export_formats(cards: dict[str, Path], db_url: str, fmt: str) -> None:
     _publish_all(db_url, cards)
     result = cli("export", "--db", db_url, "--format", fmt)
     assert result.exit_code == 0, result.output
-    if fmt == "csv":
+    if fmt == "csv":  # ranked by chrF++ (the registered dataset's key): profile_b beside near
         rows = list(csv.DictReader(io.StringIO(result.output)))
-        assert rows[0]["method"] in {"near", "near2"} and rows[0]["rank"] == "1–2"
+        assert rows[0]["method"] in {"near", "near2", "profile_b"} and rows[0]["rank"] == "1–3"
         assert float(rows[0]["composite_ci_lower"]) <= float(rows[0]["composite"])
     else:
         rows = [json.loads(line) for line in result.output.splitlines()]
-        assert [r["rank"] for r in rows] == ["1–2", "1–2", "3", "4", None]
+        assert [r["rank"] for r in rows] == ["1–3", "1–3", "1–3", "4", "5"]

@@ -78,17 +78,19 @@ def publish(
 
 def leaderboard(
     db: DbOpt = None, dataset: DatasetOpt = None,
-    sort: Annotated[str, opt("Order: composite, cost_adjusted, cost_per_entry, latency or a metric id.",
-                             "--sort")] = "composite",
+    sort: Annotated[str, opt("Order shown: rank (the ranking's), composite, cost_adjusted, cost_per_entry, "
+                             "latency or a metric id.", "--sort")] = "rank",
     method_class: ClassOpt = None, tier: TierOpt = None, verification: VerificationOpt = None,
-    limit: Annotated[int, opt("Rank the top N cards by composite.", "--limit")] = 50,
+    limit: Annotated[int, opt("Rank the top N cards of each dataset by its ranking key.", "--limit")] = 50,
     as_json: Annotated[bool, opt("Print the rows as JSON, best first.", "--json")] = False,
     include_superseded: SupersededOpt = False,
 ) -> None:
-    """Published cards ranked by composite with its interval, as significance clusters ("1–3").
+    """Published cards ranked as significance clusters ("1–3") by each dataset's ranking key.
 
-    Only cards on the same dataset and entries, with the same available metrics, profile and
-    composite rule are ranked together; the others are listed apart with the reason.
+    A registered dataset ranks by its primary metric (chrF++ unless set otherwise: mt-eval dataset
+    set-primary); a dataset nobody registered by the composite, among cards with the same available
+    metrics, profile and composite rule. Cards that cannot be ranked are listed apart with the reason;
+    the composite and tier are shown on every row.
 
     Example: mt-eval leaderboard --dataset ntrex128-eng-spa-demo
     """

@@ -1,6 +1,7 @@
 """Terminal rendering of the leaderboard (Benchmark Spec §9.7): one table per dataset's ranked group,
-rank ranges from the significance clusters, the composite with its interval, then the cards set
-apart with the reason. Every text that came from a card is escaped (a card is untrusted input)."""
+rank ranges from the significance clusters on the dataset's ranking key (named in the title), the
+composite with its interval (the spec's view, on every row), then the cards set apart with the reason.
+Every text that came from a card is escaped (a card is untrusted input)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,8 @@ def render(boards: Sequence[RankedBoard], console: Console) -> None:
         if board.signed is not None:  # a sovereign tier: ranked by its organisation's signed clusters
             title += (f" · sovereign, clusters signed by {escape(board.signed.organisation)} "
                       f"(ranking {board.signed.ranking_sha256[:12]}, {board.signed.systems} cards)")
+        else:
+            title += f" · ranked by {escape(key_phrase(board))}"
         for rows, heading, ranked in ((board.rows, f"{len(board.rows)} ranked", True),
                                       (board.unranked, "not comparable with the ranked cards", False)):
             if rows:
@@ -84,5 +87,13 @@ def render(boards: Sequence[RankedBoard], console: Console) -> None:
                 absent.update(missing)
     if absent:
         console.print(f"[dim]no card shown has {', '.join(sorted(absent))}: column left out[/dim]")
-    console.print("rank: cards with the same range are not significantly different on the composite "
-                  "(paired bootstrap between neighbours, Holm-corrected); order within a range is not evidence")
+    console.print("rank: cards with the same range are not significantly different on their board's ranking key "
+                  "(paired bootstrap between neighbours, Holm-corrected); order within a range is not evidence; "
+                  "the composite and tier are the spec's view of each card")
+
+
+def key_phrase(board: RankedBoard) -> str:
+    """What ranks a board: "chrF++ (the dataset's primary metric)", or the composite of an unregistered one."""
+    if not board.key.registered:
+        return "composite (dataset not registered)"
+    return f"{board.key.label} (the dataset's primary metric)"

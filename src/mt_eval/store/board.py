@@ -1,5 +1,9 @@
 """The leaderboard as one call: query, rank into significance clusters, sort for display; and export.
 
+Each dataset's board holds its top ``limit`` cards by its ranking key (``store.rank_key``: a registered
+dataset's primary metric, chrF++ unless it says otherwise; the composite for a dataset nobody registered),
+clustered by that key; ``sort`` only reorders the rows shown (default ``rank``: the ranking's own order).
+
 ``leaderboard`` is what ``mt-eval leaderboard`` shows and ``--json`` prints; ``export_rows`` is the
 same rows flattened for CSV/JSON lines (``mt-eval export``), ranked rows first, then the cards set
 apart, so a spreadsheet and the table agree. ``write_export`` writes them, signed by the store's key
@@ -31,7 +35,7 @@ from mt_eval.runcard.signing import (
     write_atomic,
 )
 from mt_eval.store.db import Store
-from mt_eval.store.query import FIXED_SORTS, BoardRow, Filters, entry_rows, query_rows, sort_key
+from mt_eval.store.query import FIXED_SORTS, BoardRow, Filters, entry_rows, sort_key, top_rows
 from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
 
 if TYPE_CHECKING:
@@ -39,21 +43,29 @@ if TYPE_CHECKING:
 
 DEFAULT_LIMIT = 50
 FORMATS = ("csv", "jsonl")
+RANK = "rank"
+"""The default ``sort``: each board in its ranking's order (best cluster first)."""
 
 
-def leaderboard(store: Store, filters: Filters | None = None, *, sort: str = "composite",
+def leaderboard(store: Store, filters: Filters | None = None, *, sort: str = RANK,
                 limit: int | None = DEFAULT_LIMIT, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
-    """The boards for ``filters``: the top ``limit`` cards by composite, ranked; then shown by ``sort``."""
+    """The boards for ``filters``: each dataset's top ``limit`` cards by its ranking key, ranked; then
+    shown by ``sort``."""
     if limit is not None and limit < 1:
         raise UserError("--limit must be at least 1")
     with store.session() as session:
-        _, _, higher = sort_key(session, sort)  # refuses an unknown key before ranking anything
-        rows = query_rows(session, filters or Filters(), limit=limit)
-        boards = rank(session, rows, n_resamples=n_resamples)
-    if sort != "composite":
+        higher = True if sort == RANK else sort_key(session, sort)[2]  # an unknown key: refused before ranking
+        rows, keys = top_rows(session, filters or Filters(), limit=limit)
+        boards = rank(session, rows, n_resamples=n_resamples, keys=keys)
+    resort(boards, sort, higher)
+    return boards
+
+
+def resort(boards: Sequence[RankedBoard], sort: str, higher: bool) -> None:
+    """Show each board's ranked rows by ``sort`` instead of rank order (their rank ranges stay)."""
+    if sort != RANK:
         for board in boards:
             board.rows.sort(key=lambda r: sort_value(r, sort, higher))
-    return boards
 
 
 def sort_value(row: BoardRow, sort: str, higher: bool) -> tuple[bool, float, str]:

@@ -23,11 +23,11 @@ from mt_eval.errors import UserError
 from mt_eval.review.gate import verdicts_in
 from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
-from mt_eval.store.board import DEFAULT_LIMIT, sort_value
+from mt_eval.store.board import DEFAULT_LIMIT, RANK, resort
 from mt_eval.store.db import Store
 from mt_eval.store.keys import KeyInfo, lookup
 from mt_eval.store.models import Card, CardSignature, Dataset
-from mt_eval.store.query import BoardRow, Filters, query_rows, sort_key, utc
+from mt_eval.store.query import BoardRow, Filters, sort_key, top_rows, utc
 from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
 from mt_eval.store.ranking import as_card as card_dict
 from mt_eval.store.ranking import load_cards as load_with_statistics
@@ -48,7 +48,7 @@ class BoardQuery:
     model: str | None = None
     complete_only: bool = False
     limit: int = DEFAULT_LIMIT
-    sort: str = "composite"
+    sort: str = RANK
 
 
 def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
@@ -57,21 +57,30 @@ def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLE
     if query.limit < 1:
         raise UserError("limit must be at least 1")
     with store.session() as session:
-        _, _, higher = sort_key(session, query.sort)  # an unknown key is refused before any ranking
+        higher = True if query.sort == RANK else sort_key(session, query.sort)[2]  # unknown: refused first
         narrowed = query.model is not None or query.complete_only
         # the store's Filters know neither model nor coverage: those narrow the rows here, so then every
-        # matching row is read (the top ``limit`` of what remains is ranked); otherwise the top ``limit``
-        rows = query_rows(session, query.filters, limit=None if narrowed else query.limit)
+        # matching row is read (the top ``limit`` of each dataset's remaining rows is ranked)
+        rows, keys = top_rows(session, query.filters, limit=None if narrowed else query.limit)
         if query.model:
             rows = [r for r in rows if r.model == query.model]
         if query.complete_only:
             complete = complete_hashes(session, [r.run_card_hash for r in rows])
             rows = [r for r in rows if r.run_card_hash in complete]
-        boards = rank(session, rows[: query.limit], n_resamples=n_resamples)
-    if query.sort != "composite":
-        for board in boards:
-            board.rows.sort(key=lambda r: sort_value(r, query.sort, higher))
+        boards = rank(session, per_dataset(rows, query.limit), n_resamples=n_resamples, keys=keys)
+    resort(boards, query.sort, higher)
     return boards
+
+
+def per_dataset(rows: Sequence[BoardRow], limit: int) -> list[BoardRow]:
+    """The first ``limit`` rows of each dataset (sha256 + entries), in the order given."""
+    seen: Counter[tuple[str, str]] = Counter()
+    out = []
+    for row in rows:
+        seen[(row.dataset_sha256, row.entry_ids_sha256)] += 1
+        if seen[(row.dataset_sha256, row.entry_ids_sha256)] <= limit:
+            out.append(row)
+    return out
 
 
 def store_stamp(store: Store) -> tuple[object, ...]:
