@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import select
-from web_helpers import cli, running_server  # noqa: F401  (re-exported for the review browser tests)
+from web_helpers import cli, put_cards, running_server  # noqa: F401  (re-exported for the review browser tests)
 
 from mt_eval.accounts import passwords
 from mt_eval.accounts.users import add_account
@@ -26,9 +26,8 @@ CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
 
 
 def publish(db: str, *paths: Path) -> dict[str, str]:
-    """Publish ``paths`` with ``mt-eval publish``; method name → run_card_hash."""
-    result = cli("publish", *(str(p) for p in paths), "--db", db, "--submitter", "tester")
-    assert result.exit_code == 0, result.output
+    """Publish ``paths`` (``web_helpers.put_cards``); method name → run_card_hash."""
+    put_cards(db, *paths)
     with open_store(db) as store, store.session() as session:
         return {m: h for h, m in session.execute(select(Card.run_card_hash, Card.method_name))}
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from web_helpers import board_json, cli
+from web_helpers import board_json, cli, put_cards
 
 from mt_eval.store.pages import pareto
 from mt_eval.store.query import BoardRow
@@ -56,17 +56,14 @@ def test_web_filters_model_and_complete_coverage(client: TestClient, board_db: s
     assert {r["run_card_hash"] for r in complete} == {r["run_card_hash"] for r in every} - {partial}
 
 
-def test_pareto_frontier_is_recomputed_on_the_filtered_rows(client: TestClient, board_db: str) -> None:
-    def frontier(query: str) -> set[str]:
+def test_pareto_draws_no_point_for_an_unknown_cost(client: TestClient, board_db: str) -> None:
+    """Cards scored from predictions files record cost and latency as unknown (never 0): no Pareto point is
+    drawn for them, on any filter (the frontier itself: ``test_pareto_frontier_by_dominance``)."""
+    rows = [r for r in board_json(board_db, "--dataset", "ntrex128-eng-spa-demo") if r["rank"]]
+    assert rows and all(r["cost_per_entry_usd"] is None and r["avg_latency_seconds"] is None for r in rows)
+    for query in ("", f"&model={rows[0]['model']}"):
         boards = client.get(f"/api/pareto?dataset=ntrex128-eng-spa-demo{query}").json()
-        return {p["run_card_hash"] for b in boards for p in b["cost_per_entry"] if p["on_frontier"]}
-
-    rows = [r for r in board_json(board_db, "--dataset", "ntrex128-eng-spa-demo") if r["rank"]]  # ranked: drawn
-    best = max(rows, key=lambda r: r["composite"]["value"])  # every cost is 0: the best composite dominates
-    assert frontier("") == {best["run_card_hash"]}
-    others = [r for r in rows if r["model"] != best["model"]]
-    runner_up = max(others, key=lambda r: r["composite"]["value"])
-    assert frontier(f"&model={runner_up['model']}") == {runner_up["run_card_hash"]} != frontier("")
+        assert boards and all(b["cost_per_entry"] == [] and b["avg_latency"] == [] for b in boards)
 
 
 def test_run_api_matches_the_card(client: TestClient, cards: dict[str, Path]) -> None:
@@ -125,14 +122,13 @@ def test_api_on_postgresql(postgres_url: str, cards: dict[str, Path], secret_car
     coverage filter's JSON-path query works on JSONB, and a card published while the app runs shows
     at once (boards are remembered by the store's state, cards by hash, a missing card not at all)."""
     db_url = create_database(postgres_url)
-    assert cli("publish", str(cards["near"]), str(cards["half"]), "--db", db_url).exit_code == 0
+    put_cards(db_url, cards["near"], cards["half"])
     with TestClient(create_app(db_url, n_resamples=200)) as client:
         first = client.get("/api/leaderboard").json()
         assert len(first) == 2 and client.get("/api/leaderboard").json() == first
         partial = _hash(secret_cards["cards"]["partial"])
         assert client.get(f"/api/runs/{partial}").status_code == 404
-        published = cli("publish", str(secret_cards["cards"]["partial"]), "--db", db_url)
-        assert published.exit_code == 0, published.output
+        put_cards(db_url, secret_cards["cards"]["partial"])
         rows = client.get("/api/leaderboard").json()
         assert [r["run_card_hash"] for r in rows] == [r["run_card_hash"] for r in board_json(db_url)]
         assert len(rows) == 3 and client.get(f"/api/runs/{partial}").status_code == 200  # no 404 remembered

@@ -64,21 +64,17 @@ def _api(base: str, path: str) -> Any:
         return json.loads(response.read())
 
 
-def _frontier(page: Page, dataset: str) -> str:
-    chart = page.locator(f'section.board[data-dataset="{dataset}"] svg.pareto[data-axis="cost_per_entry"]')
-    return str(chart.get_attribute("data-frontier"))
-
-
-def test_leaderboard_filters_rows_and_frontier(server: str, watched: Watched) -> None:
+def test_leaderboard_filters_rows(server: str, watched: Watched) -> None:
+    """A menu filter changes the rows (and the charts are drawn from the filtered rows: with every cost and
+    latency unknown, each says so instead of drawing a point at 0)."""
     page = watched.page
     rows = _api(server, "/api/leaderboard")
     page.goto(server + "/")
     assert page.locator("table.leaderboard tbody tr").count() == sum(1 for r in rows if r["rank"])
     assert page.locator(f"text={XSS}").count() >= 1  # the hostile method name shows as text
-    ntrex = next(r for r in rows if r["dataset_id"] == "ntrex128-eng-spa-demo")["dataset_sha256"]
-    before = _frontier(page, ntrex)
-    best = max((r for r in rows if r["dataset_sha256"] == ntrex and r["rank"]), key=lambda r: r["composite"]["value"])
-    assert before == best["run_card_hash"]
+    assert all(r["cost_per_entry_usd"] is None for r in rows)
+    assert page.locator("svg.pareto").count() == 0
+    assert page.locator("text=No card on this board reports its cost per entry (USD).").count() >= 1
     if watched.js:  # the menu submits itself
         with page.expect_navigation():
             page.select_option("select[name=model]", "truncated")
@@ -87,9 +83,7 @@ def test_leaderboard_filters_rows_and_frontier(server: str, watched: Watched) ->
         page.click("form.filters button[type=submit]")
     page.wait_for_url("**model=truncated**")
     assert page.locator("table.leaderboard tbody tr").count() == 1
-    assert page.locator("table.leaderboard td.model").inner_text() == "truncated"
-    after = _frontier(page, ntrex)
-    assert after != before and after == next(r["run_card_hash"] for r in rows if r["model"] == "truncated")
+    assert page.locator("table.leaderboard .model").inner_text() == "truncated"
     watched.check(server)
 
 
@@ -100,10 +94,12 @@ def test_run_page_shows_the_diff_and_compare_works(server: str, watched: Watched
     assert page.locator("td.diff del").count() > 0  # truncated outputs lack reference characters
     assert page.locator("#entries-table tbody tr").count() == 100
     page.goto(server + "/")
-    boxes = page.locator('section.board input[name="run"]')
-    boxes.nth(0).check()
-    boxes.nth(1).check()
-    boxes.nth(0).locator("xpath=ancestor::form").locator("button[type=submit]").click()
+    for name in ("near", "truncated"):  # the same profile (profile_b ranks beside them on chrF++, not comparable
+        # on the composite: compare refuses it)
+        run = json.loads(cards[name].read_text(encoding="utf-8"))["run_card_hash"]
+        page.check(f'section.board input[name="run"][value="{run}"]')
+    page.locator('section.board input[name="run"]').nth(0).locator("xpath=ancestor::form").locator(
+        "button[type=submit]").click()
     page.wait_for_url("**/compare?**")
     assert page.locator("table.paired tbody tr").count() > 0
     watched.check(server)

@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 from web_helpers import cli
 
 from mt_eval.web.app import create_app
+from store_fixtures import register_corpus
 
 
 def _key_id(output: str) -> str:
@@ -45,6 +46,7 @@ def signed(cards: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> 
     for name in ("alice", "bob"):
         done = cli("keys", "register", str(folder / f"{name}.pub"), "--submitter", name, "--db", db)
         assert done.exit_code == 0, done.output
+    register_corpus(db)
     published = cli("publish", str(card), "--db", db)
     assert published.exit_code == 0, published.output
     assert cli("keys", "revoke", ids["bob"], "--db", db).exit_code == 0

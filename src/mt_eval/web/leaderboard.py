@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from mt_eval.scoring.profiles import TIERS
-from mt_eval.store.board import DEFAULT_LIMIT, as_json
+from mt_eval.store.board import DEFAULT_LIMIT, RANK, as_json
 from mt_eval.store.pages import BoardQuery, board_page, facets, pareto, store_stamp
 from mt_eval.store.query import Filters
 from mt_eval.store.ranking import RankedBoard
@@ -24,6 +24,21 @@ from mt_eval.web.common import blank, memo, page, resamples_of, store_of
 router = APIRouter()
 SPEC_METRICS = ("chrf_plus_plus", "fst_acceptance_rate", "exact_match_rate", "semantic_score")
 """The metric columns of Benchmark Spec §9.7, beside the composite."""
+OPTIONAL = ("cost_per_entry", "avg_latency", "cost_adjusted")
+"""Columns shown only when some row of the board has a value (an unknown cost is never drawn as 0)."""
+
+
+def board_columns(board: RankedBoard) -> dict[str, Any]:
+    """Which columns a board's table shows, so that it fits a 1400 px window: the ranking key's metric first
+    (``th.key``), then each §9.7 metric and each of cost, latency and cost-adjusted score only when a row of
+    the board has a value for it. The composite and tier are always shown (the spec's view of a card)."""
+    rows = board.rows
+    key = board.key.metric
+    metrics = [m for m in SPEC_METRICS if m != key and any((r.scores.get(m) or {}).get("value") is not None
+                                                         for r in rows)]  # fmt: skip
+    return {"key": None if key == "composite" else key, "metrics": metrics,
+            "optional": [c for c in OPTIONAL if any(getattr(r, c) is not None for r in rows)],
+            "key_label": board.key.label, "registered": board.key.registered}
 
 
 def board_query(
@@ -33,15 +48,15 @@ def board_query(
     verification: Annotated[str | None, Query(max_length=50)] = None,
     model: Annotated[str | None, Query(max_length=300)] = None,
     complete: Annotated[bool, Query(description="Only cards that scored every entry without an error.")] = False,
-    limit: Annotated[int, Query(ge=1, le=1000, description="Rank the top N cards by composite.")] = DEFAULT_LIMIT,
-    sort: Annotated[str, Query(max_length=100, description="composite, cost_adjusted, cost_per_entry, "
-                                                          "latency or a metric id.")] = "composite",
+    limit: Annotated[int, Query(ge=1, le=1000, description="Rank the top N cards of each dataset by its "
+                                                           "ranking key.")] = DEFAULT_LIMIT,
+    sort: Annotated[str, Query(max_length=100, description="rank (the ranking's order), composite, cost_adjusted, "
+                                                          "cost_per_entry, latency or a metric id.")] = RANK,
 ) -> BoardQuery:
     """The filters of the page and of the API, from the query string (empty menu values mean "any")."""
     filters = Filters(dataset=blank(dataset), method_class=blank(method_class), tier=blank(tier),
                       verification=blank(verification))  # fmt: skip
-    return BoardQuery(filters=filters, model=blank(model), complete_only=complete, limit=limit,
-                      sort=sort or "composite")
+    return BoardQuery(filters=filters, model=blank(model), complete_only=complete, limit=limit, sort=sort or RANK)
 
 
 Board = Annotated[BoardQuery, Depends(board_query)]
@@ -71,7 +86,8 @@ def pareto_data(boards: list[RankedBoard]) -> list[dict[str, Any]]:
 def leaderboard_page(request: Request, query: Board) -> HTMLResponse:
     boards = _boards(request, query)
     charts = [{axis: pareto_svg(pareto(b.rows, axis), axis) for axis in AXES} for b in boards]
-    return page(request, "leaderboard.html", boards=list(zip(boards, charts, strict=True)), query=query,
+    columns = [board_columns(b) for b in boards]
+    return page(request, "leaderboard.html", boards=list(zip(boards, charts, columns, strict=True)), query=query,
                 facets=facets(store_of(request)), metrics=SPEC_METRICS, tiers=[t for _, t in TIERS],
                 title="Leaderboard")  # fmt: skip
 
