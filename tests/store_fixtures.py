@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -73,15 +74,28 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def register_corpus(db: str, corpus: Path = CORPUS) -> str:
-    """``db`` with ``corpus`` registered (``mt-eval dataset register``): publish rescores every card against
-    its registered dataset and refuses a card whose dataset is not registered."""
+def register_corpus(db: str, corpus: Path | Any = CORPUS) -> str:
+    """``db`` with ``corpus`` (a corpus file, or a loaded ``corpus.models.Dataset``: a text pair's) registered
+    (``mt-eval dataset register``): publish rescores every card against its registered dataset and refuses a
+    card whose dataset is not registered."""
     from mt_eval.corpus import load_corpus
     from mt_eval.store import open_store
     from mt_eval.store.datasets import register_dataset
 
     with open_store(db) as store:
-        register_dataset(store, load_corpus(corpus))
+        register_dataset(store, load_corpus(corpus) if isinstance(corpus, Path) else corpus)
+    return db
+
+
+def governance_store(db: str) -> str:
+    """``db`` declared a governance store (``review_secret_segments`` = ``allow``): the organisation's private
+    store, the only one that keeps secret segments' texts and takes cards over them (register after this)."""
+    from mt_eval.store import open_store
+    from mt_eval.store.models import StoreSetting
+    from mt_eval.store.review_pages import SECRET_REVIEW_SETTING
+
+    with open_store(db) as store, store.session() as session:
+        session.merge(StoreSetting(name=SECRET_REVIEW_SETTING, value="allow"))
     return db
 
 

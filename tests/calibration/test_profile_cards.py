@@ -110,6 +110,10 @@ def test_hostile_profile_files(cards: dict[str, Path], tmp_path: Path, weights: 
 def test_published_under_its_profile_id_and_ranked_apart(cards: dict[str, Path], db_url: str) -> None:
     """The store keeps a calibrated card's profile id (longer than "A"/"B": migration 0005 on PostgreSQL) and
     ranks it only with cards of the same profile: the two calibrated cards together, the plain one apart."""
+    from mt_eval.corpus import load_text_pair
+    from store_fixtures import register_corpus
+
+    register_corpus(db_url, load_text_pair(cards["dir"] / "src.txt", cards["dir"] / "ref.txt", "en", "de"))
     result = runner.invoke(app, ["publish", str(cards["a"]), str(cards["b"]), str(cards["plain"]), "--db", db_url])
     assert result.exit_code == 0, result.output
     board = runner.invoke(app, ["leaderboard", "--db", db_url, "--json"])

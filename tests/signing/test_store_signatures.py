@@ -29,6 +29,7 @@ from sqlalchemy import func, select
 from mt_eval.store import open_store
 from mt_eval.store.models import Card, CardSignature, StoreSetting, SubmitterKey
 from mt_eval.store.publish import CardRefused, PendingCard, publish, read_for_publish
+from store_fixtures import register_corpus
 
 
 def _pub(key: Path) -> Path:
@@ -147,7 +148,8 @@ def test_invalid_signature_refused_even_when_not_required(db_url: str, keys: dic
 def test_edited_and_resealed_card_is_refused_by_verify(keys: dict[str, Path], scored: dict[str, Path],
                                                        tmp_path: Path) -> None:
     """A score edited and the card resealed, then signed: the seal holds and the signature is valid,
-    but the score no longer follows from results[], so publish refuses it (before any database)."""
+    but the score no longer follows from results[] (rescored against the registered corpus, the same texts), so
+    publish refuses it with verify's line."""
     from mt_eval.runcard.seal import seal
 
     card = copy_card(scored["mallory"], tmp_path / "m")
@@ -158,7 +160,7 @@ def test_edited_and_resealed_card_is_refused_by_verify(keys: dict[str, Path], sc
     assert cli("sign", card, "--key", keys["mallory"]).exit_code == 0
     sig = sig_file(card)["signatures"][0]
     assert independent_valid(sig["public_key"], sig["signature"], CARD_CONTEXT + data["run_card_hash"].encode())
-    assert "scores.composite" in _refused(cli("publish", card, "--db", tmp_path / "s.db"))
+    assert "scores.composite" in _refused(cli("publish", card, "--db", register_corpus(str(tmp_path / "s.db"))))
 
 
 def test_signed_export(db_url: str, keys: dict[str, Path], pending: dict[str, PendingCard], tmp_path: Path) -> None:

@@ -266,10 +266,12 @@ def test_cli_publish_logs_and_respects_revocation(signed: Path, gov_key: Path, t
 
 
 def test_review_of_the_full_card_in_the_private_store_promotes_the_public_one(
-        full_card_path: Path, signed: Path, gov_key: Path, tmp_path: Path) -> None:
+        full_card_path: Path, signed: Path, gov_key: Path, sovereign_corpus: Path, tmp_path: Path) -> None:
     from review.review_helpers import review  # the review tests' simulated reviewers (tests/review)
+    from store_fixtures import governance_store, register_corpus
 
-    public_db, private_db = str(tmp_path / "board.db"), str(tmp_path / "private.db")
+    public_db = str(tmp_path / "board.db")  # the private store: a governance store, its corpus registered in full
+    private_db = register_corpus(governance_store(str(tmp_path / "private.db")), sovereign_corpus)
     _register(public_db, gov_key)
     assert runner.invoke(app, ["governance", "publish", str(signed), "--db", public_db, "--governance",
                                str(tmp_path / "gov")]).exit_code == 0  # fmt: skip

@@ -30,6 +30,7 @@ from mt_eval.store import open_store
 from mt_eval.store.keys import register_key
 from mt_eval.store.query import query_rows
 from mt_eval.store.ranking import rank
+from store_fixtures import governance_store, register_corpus
 
 sovereign_corpus, custodians, sealed = vault_fixtures.sovereign_corpus, vault_fixtures.custodians, vault_fixtures.sealed
 ORG = "Example Language Council"
@@ -73,9 +74,11 @@ def full_cards(sovereign_corpus: Path, tmp_path_factory: pytest.TempPathFactory)
 
 
 @pytest.fixture(scope="module")
-def reference_ranks(full_cards: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The ordinary leaderboard's rank of each full card (full run_card_hash → rank range)."""
-    db = str(tmp_path_factory.mktemp("reference") / "board.db")
+def reference_ranks(full_cards: dict[str, Path], sovereign_corpus: Path,
+                    tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The ordinary leaderboard's rank of each full card (full run_card_hash → rank range), in a governance
+    store (the only kind that takes cards over gold entries), its corpus registered with their texts."""
+    db = register_corpus(governance_store(str(tmp_path_factory.mktemp("reference") / "board.db")), sovereign_corpus)
     published = cli("publish", *(str(p) for p in full_cards.values()), "--db", db)
     assert published.exit_code == 0, published.output
     board = cli("leaderboard", "--db", db, "--json")
@@ -145,10 +148,13 @@ def test_document_releases_clusters_only(governed: dict[str, Any], full_cards: d
 def test_signed_clusters_equal_the_ordinary_leaderboard(governed: dict[str, Any], reference_ranks: dict[str, str],
                                                         full_cards: dict[str, Path], db_url: str) -> None:
     """The same statistics through the ordinary path give the same clusters; the sovereign cards form their own
-    board after their dataset's, beside a self-run card of the same entries (never tested against it)."""
+    board, and a self-run card of the same (gold) entries is refused by the public store (issue 21)."""
     _register(db_url, governed["key"])
     _publish_cards(db_url, governed)
-    assert cli("publish", str(full_cards["near"]), "--db", db_url).exit_code == 0  # a self-run card, same entries
+    # a self-run card, same entries: refused (its corpus copy is not registered here; registered, its gold
+    # entries would be: tests/store/test_forged_references.py)
+    self_run = cli("publish", str(full_cards["near"]), "--db", db_url)
+    assert self_run.exit_code == 1 and "refused" in self_run.output, self_run.output
     published = cli("governance", "publish-ranking", str(governed["ranking"]), "--db", db_url)
     assert published.exit_code == 0 and "inserted" in published.output, published.output
     again = cli("governance", "publish-ranking", str(governed["ranking"]), "--db", db_url)
@@ -163,9 +169,9 @@ def test_signed_clusters_equal_the_ordinary_leaderboard(governed: dict[str, Any]
     assert sorted(reference_ranks.values()) == ["1–2", "1–2", "3"]  # a real split: both kinds of step occur
     with open_store(db_url) as store, store.session() as session:
         boards = rank(session, query_rows(session))
-    assert [(b.signed.organisation if b.signed else None, len(b.rows)) for b in boards] == [(None, 1), (ORG, 3)]
-    assert boards[0].dataset_sha256 == boards[1].dataset_sha256 and not boards[1].unranked
-    assert boards[1].rows[-1].rank == "3" and all(r.verification_tier == "sovereign" for r in boards[1].rows)
+    assert [(b.signed.organisation if b.signed else None, len(b.rows)) for b in boards] == [(ORG, 3)]
+    assert not boards[0].unranked
+    assert boards[0].rows[-1].rank == "3" and all(r.verification_tier == "sovereign" for r in boards[0].rows)
     shown = cli("leaderboard", "--db", db_url)
     assert shown.exit_code == 0 and f"sovereign, clusters signed by {ORG}" in shown.output, shown.output
 

@@ -174,3 +174,21 @@ def test_relabelling_gold_entries_does_not_get_them_past(tmp_path: Path) -> None
     done = cli("publish", card, "--db", db)
     assert done.exit_code == 1 and "gold_standard, held_out segment" in done.output, done.output
     assert _cards(db) == 0
+
+
+def test_a_governance_store_keeps_gold_texts_and_takes_the_full_card(gold_card: Path, tmp_path: Path) -> None:
+    """The organisation's private store (``review_secret_segments`` = ``allow``): secret texts registered, the
+    full card published (and so reviewable there); the public store above never holds them."""
+    from mt_eval.store.dataset_models import RegisteredEntry
+    from mt_eval.store.models import StoreSetting
+    from mt_eval.store.review_pages import SECRET_REVIEW_SETTING
+
+    db = str(tmp_path / "private.db")
+    with open_store(db) as store, store.session() as session:
+        session.add(StoreSetting(name=SECRET_REVIEW_SETTING, value="allow"))
+    register_corpus(db, SOVEREIGN)
+    done = cli("publish", gold_card, "--db", db)
+    assert done.exit_code == 0 and "inserted" in done.output and "rescoring of" not in done.output, done.output
+    with open_store(db) as store, store.session() as session:
+        gold = session.scalars(select(RegisteredEntry).where(RegisteredEntry.segment == "gold_standard")).all()
+        assert len(gold) == 50 and all(e.reference for e in gold)

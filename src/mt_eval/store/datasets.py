@@ -8,7 +8,9 @@ version: cards already ranked on the old one must keep meaning what they meant).
 
 A secret segment's entry (gold_standard, held_out: Benchmark Spec §2.3, §8) is kept with its id, segment and
 difficulty only, never its texts: the store is public, those texts stay with the governance organisation.
-``publish`` needs no more of it than to know the entry is secret (a self-run card over it is refused).
+``publish`` needs no more of it than to know the entry is secret (a self-run card over it is refused). Only a
+governance store (its operator set ``review_secret_segments`` = ``allow``: the organisation's private store
+where full cards are published and reviewed by vetted people) keeps those texts, and takes such cards.
 
 ``primary_metric`` is the dataset's ranking key on the leaderboard (default chrF++); ``set_primary_metric``
 changes it without touching any card.
@@ -31,7 +33,8 @@ from mt_eval.errors import UserError
 from mt_eval.runcard.seal import entry_ids_sha256
 from mt_eval.store.dataset_models import DEFAULT_PRIMARY_METRIC, RegisteredDataset, RegisteredEntry
 from mt_eval.store.db import Store, StoreError
-from mt_eval.store.models import Card
+from mt_eval.store.models import Card, StoreSetting
+from mt_eval.store.review_pages import SECRET_REVIEW_SETTING
 
 COMPOSITE = "composite"
 PROFILE_PREFIX = "profile:"  # the composite of the cards scored under one calibrated profile
@@ -71,9 +74,9 @@ class Registration:
 
 @dataclass
 class RegisteredCorpus:
-    """A registered dataset loaded back: ``dataset`` holds its public entries (in the file's order) as a
-    ``corpus.models.Dataset`` with the registered sha256; ``secret`` maps each secret entry's id to its
-    segment (their texts are not in the store)."""
+    """A registered dataset loaded back: ``dataset`` holds its entries whose texts the store has (the public
+    ones; a governance store's secret ones too), in the file's order, as a ``corpus.models.Dataset`` with the
+    registered sha256; ``secret`` maps every secret entry's id to its segment."""
 
     summary: DatasetSummary
     dataset: Dataset
@@ -107,8 +110,15 @@ def _summary(row: RegisteredDataset, cards: int = 0) -> DatasetSummary:
                           row.primary_metric, row.registered_at, row.registered_by, cards)
 
 
-def _entry_row(entry: Entry, position: int) -> RegisteredEntry:
-    secret = entry.segment.value in SECRET_SEGMENTS
+def governance_store(session: Session) -> bool:
+    """Whether the store's operator declared it a governance store (``review_secret_segments`` = ``allow``):
+    the only kind that keeps secret segments' texts and takes cards over them."""
+    value = session.scalar(select(StoreSetting.value).where(StoreSetting.name == SECRET_REVIEW_SETTING))
+    return value == "allow"
+
+
+def _entry_row(entry: Entry, position: int, keep_secret: bool) -> RegisteredEntry:
+    secret = entry.segment.value in SECRET_SEGMENTS and not keep_secret
     dumped = entry.model_dump(mode="json", exclude=set(_COLUMNS))
     detail = {k: v for k, v in dumped.items() if k in _SECRET_DETAIL} if secret else dumped
     return RegisteredEntry(
@@ -151,7 +161,8 @@ def register_dataset(store: Store, dataset: Dataset, *, primary_metric: str = DE
             entry_count=len(dataset.entries), secret_count=secret, primary_metric=metric,
             info=info.model_dump(mode="json"), registered_by=registered_by,
             registered_at=datetime.now(UTC))  # fmt: skip
-        row.entries.extend(_entry_row(e, i) for i, e in enumerate(dataset.entries))
+        keep = governance_store(session)
+        row.entries.extend(_entry_row(e, i, keep) for i, e in enumerate(dataset.entries))
         session.add(row)
         try:
             session.flush()
@@ -230,8 +241,9 @@ def load_registered(session: Session, sha256: str) -> RegisteredCorpus | None:
     secret: dict[int, str] = {}
     for e in session.scalars(select(RegisteredEntry).where(RegisteredEntry.dataset_pk == row.id)
                              .order_by(RegisteredEntry.position)):  # fmt: skip
-        if e.segment in SECRET_SEGMENTS or e.source is None or e.reference is None:
+        if e.segment in SECRET_SEGMENTS:
             secret[e.entry_id] = e.segment
+        if e.source is None or e.reference is None:  # a secret entry registered in a public store
             continue
         entries.append(Entry.model_validate({**e.detail, "id": e.entry_id, "source": e.source,
                                              "reference": e.reference, "segment": e.segment,

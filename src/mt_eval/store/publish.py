@@ -8,7 +8,8 @@ store rebuilds the card from those outputs against the registered texts with its
 (``store/recompute.py``). The store keeps the submission itself when its rebuild gives exactly it, else
 its own card, and records every submission (``card_submissions``: the submitted hash, the card kept, the
 differences, one line each). A self-run card with entries of a secret segment (gold_standard, held_out)
-is refused (Benchmark Spec §6.4/§9.5); sovereign cards have their own path (``store/sovereign.py``).
+is refused (Benchmark Spec §6.4/§9.5) unless the store is a governance store (the organisation's private
+store, ``store/datasets.governance_store``); sovereign cards have their own path (``store/sovereign.py``).
 
 Before that, each card is checked as far as it can be without the store (``read_for_publish``): a run card of
 a known schema, within the model's bounds, whose seal holds (a card edited after sealing is refused naming
@@ -53,7 +54,7 @@ from mt_eval.runcard.seal import card_hash
 from mt_eval.runcard.signing import SignatureCheck, check_card_signatures
 from mt_eval.runcard.statistics import SidecarError, sha256_bytes, sidecar_path
 from mt_eval.store.dataset_models import CardSubmission
-from mt_eval.store.datasets import RegisteredCorpus, load_registered
+from mt_eval.store.datasets import RegisteredCorpus, governance_store, load_registered
 from mt_eval.store.db import Store, StoreError
 from mt_eval.store.insert import SELF_BENCHMARKED, add_signatures, available_metrics, insert_card
 from mt_eval.store.keys import accept, signatures_required
@@ -184,6 +185,7 @@ def _prepare(store: Store, pending: Sequence[PendingCard]) -> list[tuple[Pending
     known: set[str] = set()
     corpora: dict[str, RegisteredCorpus | None] = {}
     with store.session() as session:  # read only
+        governance = governance_store(session)
         for item in pending:
             digest, sha = str(item.card["run_card_hash"]), str(item.card["dataset"]["sha256"])
             if _stored_id(session, digest) is not None:
@@ -201,7 +203,8 @@ def _prepare(store: Store, pending: Sequence[PendingCard]) -> list[tuple[Pending
             raise CardRefused(f"refused: its dataset {ds.get('id')!r} (sha256 {str(ds['sha256'])[:12]}…) is not "
                               "registered in this store, so its references cannot be checked", file=item.path,
                               hint="register the corpus the card was scored on: mt-eval dataset register CORPUS --db …")
-        out.append((item, recompute(item.card, corpus, judges=item.judges, comet=item.comet, path=item.path)))
+        out.append((item, recompute(item.card, corpus, judges=item.judges, comet=item.comet, path=item.path,
+                                    allow_secret=governance)))
     return out
 
 

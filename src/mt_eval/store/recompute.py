@@ -64,13 +64,15 @@ def _ids(ids: Sequence[int]) -> str:
     return shown + (f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else "")
 
 
-def check_entries(card: Mapping[str, Any], registered: RegisteredCorpus, path: str | None = None) -> None:
-    """Every entry of the card is a public entry of the registered dataset, once; else ``CardRefused``."""
+def check_entries(card: Mapping[str, Any], registered: RegisteredCorpus, path: str | None = None, *,
+                  allow_secret: bool = False) -> None:
+    """Every entry of the card is an entry of the registered dataset whose texts the store has, once, and a
+    public one unless ``allow_secret`` (a governance store); else ``CardRefused``."""
     ids = [int(r["entry_id"]) for r in card["results"]]
     name = f"{registered.summary.dataset_id}@{registered.summary.version}"
     if dupes := sorted(i for i, n in Counter(ids).items() if n > 1):
         raise CardRefused(f"refused: entries {_ids(dupes)} appear more than once in results[]", file=path)
-    if secret := [i for i in ids if i in registered.secret]:
+    if not allow_secret and (secret := [i for i in ids if i in registered.secret]):
         segments = ", ".join(sorted({registered.secret[i] for i in secret}))
         raise CardRefused(
             f"refused: {len(secret)} of its entries ({_ids(secret)}) are in {name}'s {segments} segment: Benchmark "
@@ -78,7 +80,8 @@ def check_entries(card: Mapping[str, Any], registered: RegisteredCorpus, path: s
             hint="score the public segments only (--segment development,diagnostic), or submit the method "
                  "through governance")  # fmt: skip
     if unknown := [i for i in ids if i not in registered.by_id]:
-        raise CardRefused(f"refused: entries {_ids(unknown)} are not in the registered dataset {name}", file=path)
+        raise CardRefused(f"refused: entries {_ids(unknown)} are not in the registered dataset {name} (or, being "
+                          "secret, their texts are not in this store)", file=path)
 
 
 def with_registered_texts(card: Mapping[str, Any], registered: RegisteredCorpus) -> dict[str, Any]:
@@ -159,11 +162,19 @@ def _comparable(card: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def recompute(card: Mapping[str, Any], registered: RegisteredCorpus, *, judges: Sequence[JudgeMetric] = (),
-              comet: CometConfig | None = None, path: str | None = None) -> Recomputed:
+              comet: CometConfig | None = None, path: str | None = None, allow_secret: bool = False) -> Recomputed:
     """The card the store keeps for the submission ``card`` on the ``registered`` dataset (``CardRefused``
-    when an entry is secret, unknown or repeated). ``judges``/``comet``: as ``rebuild_card`` takes them."""
-    check_entries(card, registered, path)
-    new, sidecar = rebuild_card(with_registered_texts(card, registered), judges, comet)
+    when an entry is unknown, repeated, or secret outside a governance store: ``allow_secret``).
+    ``judges``/``comet``: as ``rebuild_card`` takes them."""
+    from mt_eval.scoring.calibrated import from_card, using
+
+    check_entries(card, registered, path, allow_secret=allow_secret)
+    try:
+        profile = from_card(card)  # a calibrated profile's block, checked against its hash
+    except UserError as exc:
+        raise CardRefused(f"refused: {exc.message}", file=path) from None
+    with using(profile):  # the builder composes under the card's calibrated profile, as run/score --profile did
+        new, sidecar = rebuild_card(with_registered_texts(card, registered), judges, comet)
     if _comparable(card) == _comparable(new):
         return Recomputed(dict(card), sidecar, False)
     if _same_inputs(card, new, registered):  # so the rebuild is what verify computes: the card contradicts itself
