@@ -159,7 +159,8 @@ def rank(session: Session, rows: Sequence[BoardRow], *, n_resamples: int = N_RES
     boards = []
     for ranked, apart in split_groups(rows, keys):
         if len(ranked) > 1 and any(r.run_card_hash not in tested for r in ranked):
-            apart = [*apart, *(_apart(r, "no per-entry statistics (a sovereign card): not tested against others")
+            apart = [*apart, *(_apart(r, "no per-entry statistics stored with it (a sovereign card, or one older "
+                                  "than statistics sidecars): not tested against others")
                                for r in ranked if r.run_card_hash not in tested)]  # fmt: skip
             ranked = [r for r in ranked if r.run_card_hash in tested]
         first = ranked[0] if ranked else apart[0]
@@ -277,9 +278,13 @@ def metric_only(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, An
 
 
 def with_statistics(session: Session, hashes: Sequence[str]) -> set[str]:
-    """The cards among ``hashes`` whose statistics the store holds (a sovereign card has none)."""
-    stmt = select(Card.run_card_hash).join(CardStatistics, CardStatistics.card_id == Card.id)
-    return set(session.scalars(stmt.where(Card.run_card_hash.in_(list(hashes)))))
+    """The cards among ``hashes`` whose statistics the store holds and whose JSON references them (the
+    reference says which metrics the bytes hold): a sovereign card has none, a card written before statistics
+    sidecars no reference. Two JSON fields read, never the whole card."""
+    stmt = (select(Card.run_card_hash, Card.card["statistics"]["sha256"])
+            .join(CardStatistics, CardStatistics.card_id == Card.id)
+            .where(Card.run_card_hash.in_(list(hashes))))  # fmt: skip
+    return {digest for digest, ref in session.execute(stmt) if ref is not None}
 
 
 def load_cards(session: Session, hashes: Sequence[str]) -> tuple[dict[str, dict[str, Any]], dict[str, bytes]]:
