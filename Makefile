@@ -1,37 +1,56 @@
 # Two commands on a fresh Debian machine: `make demo` and `make test`.
-# Each target installs what it needs (Debian packages, a virtualenv) and is idempotent.
+# `make demo` installs the package and the Debian packages the demo uses, nothing else; `make test` adds the
+# development set (test tools, optional backends, every Debian package the suite drives). Each target is
+# idempotent: a stamp per level, Debian packages installed only when one is missing.
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
-PIP_STAMP := $(VENV)/.installed
-APT_STAMP := $(VENV)/.apt-installed
-APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-nno-nob apertium-spa-cat apertium-es-gl hfst wamerican postgresql chromium bubblewrap
+BASE_STAMP := $(VENV)/.installed-base
+DEV_STAMP := $(VENV)/.installed-dev
+# the demo: Apertium eng→spa translates, its analysers score Spanish and English, wamerican checks the source
+DEMO_APT := apertium apertium-eng-spa wamerican
+TEST_APT := $(DEMO_APT) apertium-eng-cat apertium-nno-nob apertium-spa-cat apertium-es-gl hfst postgresql \
+            chromium bubblewrap
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test bench lint deps apt clean
-
-deps: $(PIP_STAMP) apt
-
-$(PIP_STAMP): pyproject.toml
-	@command -v python3 >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3 python3-venv; }
-	python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	# torch first, the CPU build: unbabel-comet and sentence-transformers (in dev) only ask for torch>=…, and
-	# PyPI's torch for Linux is a multi-GB CUDA build; the fallback is for machines without PyTorch's index
-	$(PY) -m pip install --quiet --timeout 30 torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
-	  || $(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $@
+.PHONY: demo test test-slow bench lint deps deps-demo apt-demo apt-test clean
 
 # Debian packages: installed only when one is missing, so repeated runs cost nothing.
-apt:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
 
-demo: deps
+$(BASE_STAMP): pyproject.toml
+	@command -v python3 >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3 python3-venv; }
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): $(BASE_STAMP)
+	# torch first, the CPU build: unbabel-comet and sentence-transformers (in dev) only ask for torch>=…, and
+	# PyPI's torch for Linux is a multi-GB CUDA build. No retries against PyTorch's index: where it cannot be
+	# reached, plain pip is the fallback at once.
+	$(PY) -m pip install --quiet --retries 0 --timeout 20 torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
+	  || $(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+apt-demo:
+	$(call apt_install,$(DEMO_APT))
+
+apt-test:
+	$(call apt_install,$(TEST_APT))
+
+deps-demo: $(BASE_STAMP) apt-demo
+
+deps: $(DEV_STAMP) apt-test
+
+demo: deps-demo
 	$(VENV)/bin/mt-eval validate examples/ntrex128-eng-spa.json
 	$(VENV)/bin/mt-eval run --corpus examples/ntrex128-eng-spa.json --method apertium:eng-spa \
 	  --condition demo --out runs/demo/run_card.json
@@ -39,8 +58,12 @@ demo: deps
 	$(VENV)/bin/mt-eval show runs/demo/run_card.json
 	$(VENV)/bin/mt-eval report runs/demo/run_card.json --out runs/demo/report.html --force
 
+# the suite a developer runs; CI runs test-slow after it (.ci/run)
 test: deps
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -m "not slow"
+
+test-slow: deps
+	$(VENV)/bin/python -m pytest -q -m slow
 
 lint: deps
 	$(VENV)/bin/ruff check src tests benchmarks
