@@ -51,17 +51,22 @@ def _table(rows: Sequence[BoardRow], title: str, *, ranked: bool) -> tuple[Table
     for header, _, _ in metrics:
         table.add_column(header, justify="right", no_wrap=True)
     table.add_column("quality tier\nverification", no_wrap=True)
-    table.add_column("$/entry\ncost-adj.", justify="right", no_wrap=True)
-    table.add_column("latency s", justify="right", no_wrap=True)
+    # cost and latency only where a card has them (unknown for a replayed predictions file, never shown as 0)
+    cost = any(r.cost_per_entry is not None or r.cost_adjusted is not None for r in rows)
+    latency = any(r.avg_latency is not None for r in rows)
+    if cost:
+        table.add_column("$/entry\ncost-adj.", justify="right", no_wrap=True)
+    if latency:
+        table.add_column("latency s", justify="right", no_wrap=True)
     table.add_column("published\ncard", no_wrap=True)
     for r in rows:
         first = r.rank or "–" if ranked else escape(r.unranked_reason or "")
         who = f"{escape(r.method)} · {escape(r.condition)}\n[dim]{escape(r.model)} · {escape(r.method_class)}[/dim]"
         verification = escape(verification_label(r.verification_tier))
         tiers = f"{escape(tier_label(r.quality_tier, r.reviewed))}\n[dim]{verification}[/dim]"
-        table.add_row(first, who, _composite(r), *(_metric(r, m, d) for _, m, d in metrics),
-                      tiers,
-                      f"{_num(r.cost_per_entry, 5)}\n{_num(r.cost_adjusted, 3)}", _num(r.avg_latency, 3),
+        table.add_row(first, who, _composite(r), *(_metric(r, m, d) for _, m, d in metrics), tiers,
+                      *([f"{_num(r.cost_per_entry, 5)}\n{_num(r.cost_adjusted, 3)}"] if cost else []),
+                      *([_num(r.avg_latency, 3)] if latency else []),
                       f"{r.published_at:%Y-%m-%d}\n[dim]{r.run_card_hash[:8]}[/dim]")  # fmt: skip
     return table, absent
 
