@@ -85,3 +85,23 @@ def test_ranking_key_column_is_marked(server: str, browser: Browser) -> None:
     caption = " ".join(page.locator("table.leaderboard caption").inner_text().split())
     assert "ranked by chrF++" in caption and "composite" in caption
     page.close()
+
+
+def test_switching_the_key_reranks_a_running_app(cards: dict[str, Path], tmp_path: Path) -> None:
+    """Boards are remembered per state of the store: switching the dataset's key (no card published) must
+    show the new ranking at once, as the CLI does."""
+    from fastapi.testclient import TestClient
+    from web_helpers import board_json, cli, put_cards
+
+    from mt_eval.web.app import create_app
+
+    db = str(tmp_path / "board.db")
+    put_cards(db, cards["near"], cards["profile_b"], cards["half"])
+    with TestClient(create_app(db, n_resamples=200)) as client:
+        by_chrf = {r["method"]: r["rank"] for r in client.get("/api/leaderboard").json()}
+        assert by_chrf["profile_b"] is not None  # chrF++ does not depend on the profile
+        done = cli("dataset", "primary-metric", "ntrex128-eng-spa-demo", "composite", "--db", db)
+        assert done.exit_code == 0, done.output
+        rows = client.get("/api/leaderboard").json()
+        assert {r["method"]: r["rank"] for r in rows}["profile_b"] is None  # another profile's composite
+        assert [r["run_card_hash"] for r in rows] == [r["run_card_hash"] for r in board_json(db)]

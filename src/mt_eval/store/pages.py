@@ -84,10 +84,13 @@ def per_dataset(rows: Sequence[BoardRow], limit: int) -> list[BoardRow]:
 
 
 def store_stamp(store: Store) -> tuple[object, ...]:
-    """(cards, highest card id, ratings, highest rating id, latest rating time, highest sovereign ranking id):
-    changes whenever a card is published or removed, a review rating is stored (the §7.2 gate moves a card's
-    shown tier) or a signed sovereign ranking is published (it ranks sovereign cards), so a board computed
-    for one stamp may be reused until the stamp changes. Aggregates on primary keys."""
+    """(cards, highest card id, ratings, highest rating id, latest rating time, highest sovereign ranking id,
+    the registered datasets' ranking keys): changes whenever a card is published or removed, a review rating is
+    stored (the §7.2 gate moves a card's shown tier), a signed sovereign ranking is published (it ranks
+    sovereign cards) or a dataset is registered or its key switched (it re-ranks the board), so a board
+    computed for one stamp may be reused until the stamp changes. Aggregates on primary keys; the registered
+    datasets are a few rows."""
+    from mt_eval.store.dataset_models import RegisteredDataset
     from mt_eval.store.models import ReviewRating, SovereignRanking
 
     with store.session() as session:
@@ -95,7 +98,9 @@ def store_stamp(store: Store) -> tuple[object, ...]:
         rated = session.execute(select(func.count(ReviewRating.id), func.max(ReviewRating.id),
                                        func.max(ReviewRating.rated_at))).one()
         ranking = session.scalar(select(func.max(SovereignRanking.id)))
-    return int(count or 0), int(highest or 0), *tuple(rated), int(ranking or 0)
+        stmt = select(RegisteredDataset.sha256, RegisteredDataset.primary_metric).order_by(RegisteredDataset.sha256)
+        keys = tuple((str(sha), str(key)) for sha, key in session.execute(stmt))
+    return int(count or 0), int(highest or 0), *tuple(rated), int(ranking or 0), keys
 
 
 def complete_hashes(session: Session, hashes: Sequence[str]) -> set[str]:
