@@ -91,6 +91,9 @@ class Metric(Protocol):
     # compares the output with the entry's source text: null when a run has no sources (``score`` from
     # references and outputs alone), and listed as such on the card
     reads_source: bool
+    # how far a per-entry value may move when recomputed on another machine: 0 for a bit-exact metric; a
+    # model run on floating-point kernels (semantic_score, comet_score) drifts a little between CPUs
+    recompute_tolerance: float
 
     def applies_to(self, target: LanguageCard) -> bool: ...
 
@@ -129,6 +132,11 @@ class Metric(Protocol):
         """Per-entry values (n,), or None for corpus-only metrics such as BLEU."""
         ...
 
+    def with_entry_values(self, stats: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``stats`` made to carry ``values`` (n,) as the per-entry values: what ``verify`` scores with when
+        a card's recorded values are within ``recompute_tolerance`` of its own recomputation."""
+        ...
+
 
 class MetricBase(ABC):
     """The defaults every built-in metric shares: a plain metric of cost 1 that applies to every
@@ -144,6 +152,7 @@ class MetricBase(ABC):
     derives_from: str | None = None
     shares_analyses = False
     reads_source = False
+    recompute_tolerance = 0.0
 
     def applies_to(self, target: LanguageCard) -> bool:
         return True
@@ -175,3 +184,7 @@ class MetricBase(ABC):
     @abstractmethod
     def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
         """Per-entry values (n,), or None for corpus-only metrics."""
+
+    def with_entry_values(self, stats: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """A bit-exact metric (tolerance 0) has nothing to adopt: its statistics as they are."""
+        return stats

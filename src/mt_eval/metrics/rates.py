@@ -33,6 +33,13 @@ class RatioMetric(MetricBase):
     def entry_values(self, stats: np.ndarray) -> np.ndarray | None:
         return self.aggregate(stats)
 
+    def with_entry_values(self, stats: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Each scored entry's numerator set to ``value × denominator`` (a null value keeps its row)."""
+        out = np.array(stats, dtype=np.float64, copy=True)
+        scored = ~np.isnan(values)
+        out[scored, 0] = values[scored] * out[scored, 1]
+        return out
+
 
 class RateMetric(RatioMetric):
     """A ratio metric computed entry by entry through ``pair``."""

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import ValidationError
 
 from mt_eval.errors import UserError
@@ -58,9 +59,36 @@ def _diff(path: str, stored: Any, fresh: Any) -> Iterator[str]:
         yield f"{path}: card says {stored!r}, recomputed {fresh!r}"
 
 
+def adopt_recorded(card: dict[str, Any], table: MetricTable) -> list[str]:
+    """For each metric whose recomputation is not bit-exact across machines (``recompute_tolerance`` > 0),
+    take the card's recorded per-entry values when each is within the tolerance of this machine's, so that
+    everything derived from them (composites, CIs, breakdowns, the sidecar) is then checked exactly; a value
+    beyond it is a problem, and the card's own values are not adopted."""
+    problems: list[str] = []
+    for metric_id, metric in table.metrics.items():
+        fresh = table.entry_values(metric_id)
+        if metric.recompute_tolerance <= 0 or fresh is None:
+            continue
+        recorded = np.array([_recorded(r, metric_id) for r in card["results"]], dtype=np.float64)
+        off = [i for i, (a, b) in enumerate(zip(recorded, fresh, strict=True))
+               if np.isnan(a) != np.isnan(b) or abs(a - b) > metric.recompute_tolerance]
+        problems += [f"results[{i}].metrics.{metric_id} (entry {card['results'][i]['entry_id']}): card says "
+                     f"{_recorded(card['results'][i], metric_id)!r}, recomputed {float(fresh[i])!r} (more than "
+                     f"the ±{metric.recompute_tolerance:g} a recomputation on another machine may drift)" for i in off]
+        if not off:
+            table.stats[metric_id] = metric.with_entry_values(table.stats[metric_id], recorded)
+    return problems
+
+
+def _recorded(result: dict[str, Any], metric_id: str) -> float:
+    value = (result.get("metrics") or {}).get(metric_id)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
+
+
 def _rescore(card: dict[str, Any], judges: Sequence[JudgeMetric] = (),
              comet: CometConfig | None = None) -> dict[str, Any]:
     table = table_from_card(card, judges=judges, comet=comet)
+    drift = adopt_recorded(card, table)
     profile = card_profile(card)  # a calibrated profile's block is checked against its hash here
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
@@ -81,7 +109,7 @@ def _rescore(card: dict[str, Any], judges: Sequence[JudgeMetric] = (),
     if any("composite" in (r.get("metrics") or {}) for r in card["results"]):  # cards before it lack the key
         for row, value in zip(rows, entry_composites(table, profile, composite_rule(card)), strict=True):
             row["metrics.composite"] = value
-    return {"scores": fresh, "rows": rows, "table": table}
+    return {"scores": fresh, "rows": rows, "table": table, "drift": drift}
 
 
 def _statistics(card: dict[str, Any], path: str | Path | None, fresh: MetricTable) -> list[str]:
@@ -144,6 +172,7 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Se
         fresh = _rescore(card, judges, comet)
     except (ValidationError, UserError, ValueError, KeyError, TypeError) as exc:
         return [*problems, f"results: cannot be rescored ({str(exc).splitlines()[0]})"]
+    problems += fresh["drift"]
     for i, (r, row) in enumerate(zip(card["results"], fresh["rows"], strict=True)):
         for key, value in row.items():
             metric = key.removeprefix("metrics.")  # per-entry metric values live under results[].metrics
