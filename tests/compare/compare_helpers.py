@@ -1,6 +1,6 @@
 """Helpers for the comparison tests: real NTREX-128 text, deterministic degradations, real cards.
 
-Cards are made the way a user makes them (``mt_eval.api.evaluate`` with the ``predictions``
+Cards are made the way a user makes them (``mt_eval.api.evaluate_card`` with the ``predictions``
 method, or the real Apertium engine), so a comparison test exercises the card → rescore → stats
 path end to end.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from data_paths import NTREX as NTREX  # re-exported for conftest
-from mt_eval.api import evaluate
+from mt_eval.api import evaluate_card
 from mt_eval.corpus import load_text_pair
 from mt_eval.corpus.models import Dataset
 from mt_eval.methods.registry import build_method
@@ -59,7 +59,7 @@ def systems_from(refs: list[str]) -> dict[str, list[str]]:
 def make_card(dataset: Dataset, predictions: Path, out: Path, *, condition: str = "default") -> dict[str, Any]:
     """Score a plain-text predictions file into a sealed card on disk (and return it)."""
     method = build_method(f"predictions:{predictions}", dataset=dataset)
-    card, _ = evaluate(dataset, method, condition=condition, runs_dir=out.parent / "runs", out=out)
+    card, _ = evaluate_card(dataset, method, condition=condition, runs_dir=out.parent / "runs", out=out)
     return card
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from compare_helpers import N_LINES, NTREX, make_card, read_lines, systems_from, text_pair, write_lines
 
-from mt_eval.api import evaluate
+from mt_eval.api import evaluate_card
 from mt_eval.corpus import select_entries
 from mt_eval.methods.registry import build_method
 
@@ -53,7 +53,7 @@ def cards(tmp_path_factory: pytest.TempPathFactory, ntrex_text, hyps) -> dict[st
     subset = select_entries(dataset, ids="1-150")
     method = build_method(f"predictions:{tmp / 'b.txt'}", dataset=dataset)
     out["subset"] = tmp / "subset.json"
-    evaluate(subset, method, runs_dir=tmp / "runs", out=out["subset"], selection={"ids": "1-150"})
+    evaluate_card(subset, method, runs_dir=tmp / "runs", out=out["subset"], selection={"ids": "1-150"})
     return out
 
 
@@ -74,8 +74,8 @@ def apertium_cards(tmp_path_factory: pytest.TempPathFactory, ntrex_text) -> dict
     tmp = tmp_path_factory.mktemp("compare_apertium")
     src, ref = ntrex_text
     _, _, dataset = text_pair(tmp, src, ref)
-    card, _ = evaluate(dataset, build_method("apertium:eng-spa", dataset=dataset), runs_dir=tmp / "runs",
-                       out=tmp / "apertium.json")  # fmt: skip
+    card, _ = evaluate_card(dataset, build_method("apertium:eng-spa", dataset=dataset), runs_dir=tmp / "runs",
+                            out=tmp / "apertium.json")  # fmt: skip
     outputs = [r["predicted"] for r in card["results"]]
     degraded = [" ".join(w for i, w in enumerate(o.split()) if i % 4 != 3) for o in outputs]
     make_card(dataset, write_lines(tmp / "degraded.txt", degraded), tmp / "apertium_degraded.json")

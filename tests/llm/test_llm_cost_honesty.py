@@ -11,7 +11,7 @@ import pytest
 from llm_fake import Translator
 from llm_helpers import make_dataset, method, serve
 
-from mt_eval.api import evaluate
+from mt_eval.api import evaluate_card
 from mt_eval.runcard.verify import verify_card
 from mt_eval.stats.config import BootstrapConfig
 
@@ -23,8 +23,8 @@ def _run(tmp: Path, name: str, times: int = 1, **kw: object) -> tuple[dict, Path
     ds = make_dataset(12)
     with serve(Translator(), ds, report_cost=False) as server:
         for _ in range(times):
-            card, path = evaluate(ds, method(server, tmp, **kw), runs_dir=tmp / "runs", out=tmp / f"{name}.json",
-                                  bootstrap=SMALL)
+            card, path = evaluate_card(ds, method(server, tmp, **kw), runs_dir=tmp / "runs", out=tmp / f"{name}.json",
+                                       bootstrap=SMALL)
     return card, path
 
 

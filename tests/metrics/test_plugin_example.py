@@ -71,8 +71,9 @@ def test_plugin_metric_appears_in_a_run(installed: Path, tmp_path: Path) -> None
     )
     outputs = tmp_path / "out.txt"
     outputs.write_text("Bonjour.\nThe river is high.\nMerci beaucoup.\n", encoding="utf-8")  # line 2 untranslated
-    card, path = score_predictions(dataset, outputs, runs_dir=tmp_path / "runs",
-                                   bootstrap=BootstrapConfig(n_resamples=0))
+    scored = score_predictions(dataset, outputs, out=tmp_path / "card.json", bootstrap=BootstrapConfig(n_resamples=0))
+    card, path = scored.card, scored.path
+    assert path is not None
     meta = card["metrics"]["source_copy_rate"]
     assert meta == {"status": "implemented", "level": "both", "scale": 1.0, "higher_is_better": False,
                     "weight": None, "signature": None}  # not in a profile: reported, never in the composite

@@ -81,9 +81,8 @@ def runs(ntrex_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
     hyp.write_text("\n".join(_degrade(i, r) for i, r in enumerate(ref)) + "\n", encoding="utf-8")
     out: dict[str, dict[str, Any]] = {}
     for name, skip in (("A", False), ("B", True)):
-        card, _ = score_predictions(dataset, hyp, runs_dir=tmp / name, skip_analyser=skip,
-                                    bootstrap=BootstrapConfig(n_resamples=0))
-        out[name] = card
+        out[name] = score_predictions(dataset, hyp, runs_dir=tmp / name, skip_analyser=skip,
+                                      bootstrap=BootstrapConfig(n_resamples=0)).card
     return out
 
 

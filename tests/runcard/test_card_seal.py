@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mt_eval.api import evaluate
+from mt_eval.api import evaluate_card
 from mt_eval.corpus import load_text_pair
 from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, TranslationRequest
 from mt_eval.runcard.builder import fingerprint_components
@@ -50,8 +50,8 @@ def sealed(ntrex_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[d
     outputs = {i + 1: " ".join(r.split()[: max(1, len(r.split()) - 2)]) for i, r in enumerate(refs)}
     outputs[1] = refs[0]  # one exact match
     # 100 resamples keep ~200 re-verifications fast; the CIs are still recomputed and checked
-    card, path = evaluate(dataset, FixedOutputs(outputs, fail={2}), runs_dir=tmp / "runs", condition="t",
-                          bootstrap=BootstrapConfig(100, 0.05, 3))
+    card, path = evaluate_card(dataset, FixedOutputs(outputs, fail={2}), runs_dir=tmp / "runs", condition="t",
+                               bootstrap=BootstrapConfig(100, 0.05, 3))
     return card, path
 
 

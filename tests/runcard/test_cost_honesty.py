@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mt_eval.api import evaluate
+from mt_eval.api import evaluate_card
 from mt_eval.corpus import load_corpus, select_entries
 from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, Usage
 from mt_eval.methods.registry import build_method
@@ -46,8 +46,8 @@ def apertium(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], 
         pytest.skip("the 'apertium' command is not installed")
     tmp = tmp_path_factory.mktemp("apertium")
     dataset = _dataset()
-    card, path = evaluate(dataset, build_method("apertium:eng-spa", dataset=dataset),
-                          runs_dir=tmp / "runs", out=tmp / "card.json", bootstrap=SMALL)
+    card, path = evaluate_card(dataset, build_method("apertium:eng-spa", dataset=dataset),
+                               runs_dir=tmp / "runs", out=tmp / "card.json", bootstrap=SMALL)
     return card, path
 
 
@@ -152,8 +152,9 @@ def _predictions(tmp: Path, extra: dict[str, Any] | None = None) -> Path:
 def test_a_scored_predictions_file_has_unknown_cost_and_speed(tmp_path: Path) -> None:
     from mt_eval.api import score_predictions
 
-    card, path = score_predictions(_dataset(), _predictions(tmp_path), runs_dir=tmp_path / "runs",
-                                   out=tmp_path / "card.json", bootstrap=SMALL)
+    scored = score_predictions(_dataset(), _predictions(tmp_path), runs_dir=tmp_path / "runs",
+                               out=tmp_path / "card.json", bootstrap=SMALL)
+    card, path = scored.card, scored.path
     assert card["cost"]["status"] == "unknown" and card["speed"]["status"] == "unknown"
     assert all(card["cost"][k] is None for k in ("total_cost_usd", "cost_per_entry_usd", "cost_per_source_char"))
     assert card["speed"]["elapsed_seconds"] is None and card["speed"]["entries_per_minute"] is None
@@ -172,8 +173,9 @@ def test_a_scored_predictions_file_has_unknown_cost_and_speed(tmp_path: Path) ->
 def test_figures_a_predictions_file_gives_are_declared(tmp_path: Path) -> None:
     from mt_eval.api import score_predictions
 
-    card, path = score_predictions(_dataset(), _predictions(tmp_path, {"latency_seconds": 0.5, "cost_usd": 0.002}),
-                                   runs_dir=tmp_path / "runs", out=tmp_path / "card.json", bootstrap=SMALL)
+    scored = score_predictions(_dataset(), _predictions(tmp_path, {"latency_seconds": 0.5, "cost_usd": 0.002}),
+                               runs_dir=tmp_path / "runs", out=tmp_path / "card.json", bootstrap=SMALL)
+    card, path = scored.card, scored.path
     assert card["cost"]["status"] == "declared" and card["cost"]["source"] == "declared"
     assert card["cost"]["total_cost_usd"] == pytest.approx(0.002 * N)
     assert card["scores"]["cost_adjusted"] == pytest.approx(cost_adjusted(card["scores"]["composite"], 0.002))

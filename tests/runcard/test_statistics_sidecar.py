@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mt_eval.api import evaluate
+from mt_eval.api import evaluate_card
 from mt_eval.cli import app
 from mt_eval.corpus import load_text_pair
 from mt_eval.methods.registry import build_method
@@ -43,8 +43,8 @@ def written(ntrex_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     for name, run in (("a", "a"), ("a_again", "a"), ("b", "b")):
         (tmp / f"{run}.txt").write_text("\n".join(hyps[run]) + "\n", encoding="utf-8")
         method = build_method(f"predictions:{tmp / f'{run}.txt'}", dataset=dataset)
-        _, out[name] = evaluate(dataset, method, runs_dir=tmp / "runs", out=tmp / name / "run_card.json",
-                                bootstrap=BootstrapConfig(50, 0.05, 7))  # fmt: skip
+        _, out[name] = evaluate_card(dataset, method, runs_dir=tmp / "runs", out=tmp / name / "run_card.json",
+                                     bootstrap=BootstrapConfig(50, 0.05, 7))  # fmt: skip
     return out
 
 

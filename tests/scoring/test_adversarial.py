@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from data_paths import NTREX
-from mt_eval.api import evaluate, score_predictions
+from mt_eval.api import evaluate_card, score_predictions
 from mt_eval.cli import app
 from mt_eval.corpus import load_text_pair
 from mt_eval.methods.registry import build_method
@@ -32,8 +32,7 @@ def _card(dataset, texts: list[str], tmp: Path) -> dict:
     path = tmp / "pred.jsonl"
     path.write_text("".join(json.dumps({"entry_id": i + 1, "predicted": t}, ensure_ascii=False) + "\n"
                             for i, t in enumerate(texts)), encoding="utf-8")
-    card, _ = score_predictions(dataset, path, runs_dir=tmp / "runs", out=tmp / "card.json")
-    return card
+    return score_predictions(dataset, path, runs_dir=tmp / "runs", out=tmp / "card.json").card
 
 
 @pytest.mark.slow  # Apertium and ten scorings per pair; runs in CI
@@ -46,8 +45,8 @@ def test_gaming_outputs_score_below_the_real_system(tmp_path: Path, pair: str, l
     (tmp_path / "ref.txt").write_text("\n".join(lines[f"ref.{iso3}"]) + "\n", encoding="utf-8")
     dataset = load_text_pair(tmp_path / "src.txt", tmp_path / "ref.txt", "en", lang)
     src, refs, other = lines["src.eng"], lines[f"ref.{iso3}"], lines[f"ref.{other_iso3}"]
-    apertium, _ = evaluate(dataset, build_method(f"apertium:{pair}", dataset=dataset), runs_dir=tmp_path / "runs",
-                           out=tmp_path / "apertium.json")
+    apertium, _ = evaluate_card(dataset, build_method(f"apertium:{pair}", dataset=dataset), runs_dir=tmp_path / "runs",
+                                out=tmp_path / "apertium.json")
     real = apertium["scores"]["composite"]
     top = _card(dataset, refs, tmp_path)["scores"]["composite"]
     assert top > real > 0.5, (top, real)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mt_eval.api import evaluate, score_predictions
+from mt_eval.api import evaluate_card, score_predictions
 from mt_eval.corpus import load_corpus, select_entries
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, Usage
@@ -47,12 +47,12 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         pytest.skip("the 'apertium' command is not installed")
     tmp = tmp_path_factory.mktemp("cost-cards")
     dataset = _dataset()
-    _, apertium = evaluate(dataset, build_method("apertium:eng-spa", dataset=dataset), runs_dir=tmp / "runs",
-                           out=tmp / "apertium.json", bootstrap=SMALL)
+    _, apertium = evaluate_card(dataset, build_method("apertium:eng-spa", dataset=dataset), runs_dir=tmp / "runs",
+                                out=tmp / "apertium.json", bootstrap=SMALL)
     hyp = tmp / "declared.jsonl"
     hyp.write_text("".join(json.dumps({"entry_id": e.id, "predicted": e.reference, "cost_usd": 1e-7,
                                        "latency_seconds": 1e-6}) + "\n" for e in dataset.entries), encoding="utf-8")
-    _, declared = score_predictions(dataset, hyp, runs_dir=tmp / "runs", out=tmp / "declared.json", bootstrap=SMALL)
+    declared = score_predictions(dataset, hyp, runs_dir=tmp / "runs", out=tmp / "declared.json", bootstrap=SMALL).path
     return {"apertium": apertium, "declared": declared, "llm": _llm(tmp, dataset)}
 
 

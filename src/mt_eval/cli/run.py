@@ -185,7 +185,7 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
     """Build, plan, run and summarise; ``failed_exit``: the exit code when entries failed (run: 3)."""
     from rich.markup import escape
 
-    from mt_eval.api import RunInterrupted, evaluate
+    from mt_eval.api.runs import RunInterrupted, evaluate_card
     from mt_eval.engine.failures import Failures
     from mt_eval.engine.runner import EngineStats
     from mt_eval.engine.session import check_budget, finished_ids, plan_for, resume_command
@@ -215,9 +215,9 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
         profile = (scoring or {}).get("profile")
         try:
             with using(load_profile(profile) if profile else None):
-                card, path = evaluate(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
-                                      selection=selection, progress=progress, bootstrap=bootstrap, resume=resume,
-                                      invocation=invocation, **scoring_options(scoring))
+                card, path = evaluate_card(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
+                                           selection=selection, progress=progress, bootstrap=bootstrap, resume=resume,
+                                           invocation=invocation, **scoring_options(scoring))
         except RunInterrupted as exc:
             kept = (f"saved in {exc.run_dir}/journal.jsonl; resume with: {resume_command(sys.argv[1:], exc.run_dir)}"
                     if exc.run_dir else "this method keeps no journal: run it again")

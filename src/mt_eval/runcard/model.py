@@ -10,6 +10,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from mt_eval.corpus.models import Dataset, DatasetInfo, Entry, Provenance, Register, Segment
+from mt_eval.methods.base import MethodClass, MethodIdentity, Translation
+from mt_eval.methods.base import Usage as MethodUsage
+
 # the cost, speed, token and totals blocks, and the open base of every block (split out: decisions §49)
 from mt_eval.runcard.model_economics import Cost, Speed, Tokens, Totals, _Open
 from mt_eval.stats.config import MAX_RESAMPLES
@@ -307,3 +311,34 @@ class RunCard(_Open):
     statistics: Statistics | None = None
     """The stored per-entry statistics (absent on older cards: ``compare`` then rebuilds them)."""
     run_card_hash: str = ""
+
+    # What a card says, as the objects the harness runs with (``mt_eval.load_card`` returns this model):
+    # rerun the method, rescore the outputs, or score other outputs on the very same entries.
+
+    def identity(self) -> MethodIdentity:
+        """The method as the card records it: name, class, version, model, configuration, provider, prompt."""
+        return MethodIdentity(name=self.method.name, method_class=MethodClass(self.method.method_class),
+                              version=self.method.version, model_slug=self.model_slug, config=dict(self.method.config),
+                              provider=self.config.api_provider, system_prompt=self.system_prompt_used)
+
+    def corpus(self) -> Dataset:
+        """The entries the run scored, rebuilt from ``results[]`` (texts, references, metadata), with the
+        corpus's id, languages and sha256 (the ``dataset`` field is the card's block that names them)."""
+        ref = self.dataset
+        info = DatasetInfo(id=ref.id, version=ref.version, language_pair=ref.language_pair,
+                           source_language=ref.source_language, target_language=ref.target_language)
+        entries = [Entry(id=r.entry_id, source=r.source, reference=r.reference, difficulty=r.difficulty,
+                         provenance=Provenance(r.provenance), segment=Segment(r.segment),
+                         register=Register(r.register) if r.register else None, variants=list(r.variants),
+                         morphological_analysis=r.morphological_analysis, references=list(r.references or []))
+                   for r in self.results]
+        return Dataset(info=info, entries=entries, sha256=ref.sha256)
+
+    def translations(self) -> list[Translation]:
+        """Each entry's output as the method returned it (a failed entry keeps its error), in card order."""
+        return [Translation(r.entry_id, text=r.predicted, error=r.error, latency_seconds=r.latency_seconds or 0.0,
+                            usage=MethodUsage(prompt_tokens=r.usage.prompt_tokens,
+                                              completion_tokens=r.usage.completion_tokens,
+                                              reasoning_tokens=r.usage.reasoning_tokens),
+                            model_id=getattr(r, "model_id", None))
+                for r in self.results]

@@ -196,7 +196,7 @@ def reproduce(card: Mapping[str, Any], corpus: Path, *, runs_dir: Path, out: Pat
     """Re-run ``card``'s method on ``corpus`` (the card's entries), write the new card, compare."""
     import json
 
-    from mt_eval.api import evaluate
+    from mt_eval.api.runs import evaluate_card
 
     full, chosen, selection = _dataset(card, corpus)
     method = method_from_card(card, full, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
@@ -205,7 +205,7 @@ def reproduce(card: Mapping[str, Any], corpus: Path, *, runs_dir: Path, out: Pat
         terminology = runs_dir / f"terminology-{str(card['run_card_hash'])[:12]}.json"
         terminology.parent.mkdir(parents=True, exist_ok=True)
         terminology.write_text(json.dumps(card["terminology"], ensure_ascii=False), encoding="utf-8")
-    new, path = evaluate(chosen, method, condition=str(card["condition"]), runs_dir=runs_dir, out=out,
-                         selection=selection, progress=progress, bootstrap=bootstrap_of(card),
-                         skip_analyser=bool(card.get("analyser_skipped")), terminology=terminology)
+    new, path = evaluate_card(chosen, method, condition=str(card["condition"]), runs_dir=runs_dir, out=out,
+                              selection=selection, progress=progress, bootstrap=bootstrap_of(card),
+                              skip_analyser=bool(card.get("analyser_skipped")), terminology=terminology)
     return Reproduction(str(card["run_card_hash"]), new, path, compare_cards(card, new))

@@ -132,7 +132,7 @@ def finished_entries(cell: Cell, settings: Settings) -> set[int] | None:
 
 def run_cell(cell: Cell, settings: Settings, progress: CellProgress | None = None) -> Outcome:
     """Run one cell (or skip it when its card verifies); a user error stays this cell's failure."""
-    from mt_eval.api import evaluate
+    from mt_eval.api.runs import evaluate_card
     from mt_eval.methods.registry import build_method
 
     card_path = settings.cell_dir(cell) / CARD_NAME
@@ -145,10 +145,10 @@ def run_cell(cell: Cell, settings: Settings, progress: CellProgress | None = Non
         invocation = {"sweep_cell": cell.key, "method": cell.spec, "corpus": str(cell.corpus),
                       "condition": settings.condition, **settings.selection, "llm": llm}
         method = build_method(cell.spec, dataset=full, llm_options=llm)
-        card, path = evaluate(dataset, method, condition=settings.condition, runs_dir=settings.cell_dir(cell),
-                              out=card_path, selection=dict(settings.selection), bootstrap=settings.bootstrap,
-                              resume=journal_dir(settings.cell_dir(cell)), invocation=invocation,
-                              progress=(lambda s: progress(cell, s)) if progress else None)
+        card, path = evaluate_card(dataset, method, condition=settings.condition, runs_dir=settings.cell_dir(cell),
+                                   out=card_path, selection=dict(settings.selection), bootstrap=settings.bootstrap,
+                                   resume=journal_dir(settings.cell_dir(cell)), invocation=invocation,
+                                   progress=(lambda s: progress(cell, s)) if progress else None)
     except UserError as exc:
         return Outcome(cell, "failed", message=exc.one_line(), worker=worker)
     return Outcome(cell, "ran", path, card["scores"].get("composite"), worker=worker)
