@@ -88,6 +88,15 @@ def test_intervals_per_entry_values_tier_and_the_sealed_card(apertium: mt_eval.E
     assert apertium.path is None
 
 
+def test_a_result_kept_in_memory_is_saved_as_a_card_that_verifies(apertium: mt_eval.EvalResult,
+                                                                  tmp_path: Path) -> None:
+    from mt_eval.runcard.io import load_card
+    from mt_eval.runcard.verify import verify_card
+
+    path = apertium.save(tmp_path / "card.json")
+    assert verify_card(load_card(path), path) == [] and mt_eval.load_card(path).run_card_hash == apertium.run_card_hash
+
+
 def test_the_result_is_frozen(apertium: mt_eval.EvalResult) -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         apertium.tier = "gold"  # type: ignore[misc]
