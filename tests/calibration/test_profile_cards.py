@@ -108,8 +108,10 @@ def test_hostile_profile_files(cards: dict[str, Path], tmp_path: Path, weights: 
 
 
 def test_published_under_its_profile_id_and_ranked_apart(cards: dict[str, Path], db_url: str) -> None:
-    """The store keeps a calibrated card's profile id (longer than "A"/"B": migration 0005 on PostgreSQL) and
-    ranks it only with cards of the same profile: the two calibrated cards together, the plain one apart."""
+    """The store keeps a calibrated card's profile id (longer than "A"/"B": migration 0005 on PostgreSQL). By
+    the dataset's default key, chrF++, the profile does not enter the number: all three are ranked together;
+    by the composite, a card is ranked only with cards of its profile: the two calibrated cards together, the
+    plain one apart (decisions §51)."""
     from mt_eval.corpus import load_text_pair
     from store_fixtures import register_corpus
 
@@ -123,6 +125,14 @@ def test_published_under_its_profile_id_and_ranked_apart(cards: dict[str, Path],
     by_name = {name: rows[json.loads(cards[name].read_text(encoding="utf-8"))["run_card_hash"]]
                for name in ("a", "b", "plain")}
     assert by_name["a"]["profile"] == by_name["b"]["profile"] == card_id and by_name["plain"]["profile"] == "B"
+    assert by_name["a"]["rank"] and by_name["b"]["rank"] and by_name["plain"]["rank"]  # by chrF++
+    dataset = json.loads(cards["a"].read_text(encoding="utf-8"))["dataset"]["sha256"]
+    switched = runner.invoke(app, ["dataset", "primary-metric", dataset, "composite", "--db", db_url])
+    assert switched.exit_code == 0, switched.output
+    board = runner.invoke(app, ["leaderboard", "--db", db_url, "--json"])
+    rows = {r["run_card_hash"]: r for r in json.loads(board.stdout)}
+    by_name = {name: rows[json.loads(cards[name].read_text(encoding="utf-8"))["run_card_hash"]]
+               for name in ("a", "b", "plain")}
     assert by_name["a"]["rank"] and by_name["b"]["rank"] and by_name["plain"]["rank"] is None
     assert f"profile B (ranked: {card_id})" in by_name["plain"]["unranked_reason"]
 

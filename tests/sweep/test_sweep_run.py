@@ -18,6 +18,7 @@ from mt_eval.stats.config import BootstrapConfig
 from mt_eval.store.board import leaderboard
 from mt_eval.store.db import open_store
 from mt_eval.store.models import Card, Sweep, SweepCell
+from mt_eval.store.ranking import key_value
 from mt_eval.sweep.execute import settings_for
 from mt_eval.sweep.plan import load_plan
 from mt_eval.sweep.report import build_report, hard_entries
@@ -45,8 +46,9 @@ def test_thirteen_cards_published_ranked_and_each_entry_requested_once(local_swe
         boards = leaderboard(store)
         ranked = [row for board in boards for row in board.rows]
         assert len(ranked) == 13
-        composites = [row.composite for row in ranked]
-        assert composites == sorted(composites, reverse=True)
+        assert [board.key.metric for board in boards] == ["chrf_plus_plus"]  # the registered dataset's default key
+        values = [key_value(row, boards[0].key) for row in ranked]
+        assert values == sorted(values, reverse=True)
         with store.session() as session:
             sweep = session.scalars(select(Sweep)).one()
             rows = session.scalars(select(SweepCell).where(SweepCell.sweep_id == sweep.id)).all()
