@@ -74,7 +74,11 @@ def test_leaderboard_filters_rows(server: str, watched: Watched) -> None:
     assert page.locator(f"text={XSS}").count() >= 1  # the hostile method name shows as text
     assert all(r["cost_per_entry_usd"] is None for r in rows)
     assert page.locator("svg.pareto").count() == 0
-    assert page.locator("text=No card on this board reports its cost per entry (USD).").count() >= 1
+    assert page.locator("text=No card on this board has a measured cost per entry (USD).").count() >= 1
+    prefix = "Not drawn, no measured cost per entry (USD) (declared or unknown): "
+    notes = [t for t in page.locator("p.not-drawn").all_inner_texts() if t.startswith(prefix)]
+    named = {name for t in notes for name in t.removeprefix(prefix).split(", ")}
+    assert {r["method"] for r in rows if r["rank"]} <= named  # each card left out is named, none drawn at 0
     if watched.js:  # the menu submits itself
         with page.expect_navigation():
             page.select_option("select[name=model]", "truncated")

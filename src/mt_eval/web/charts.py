@@ -19,11 +19,15 @@ WIDTH, HEIGHT, PAD_L, PAD_B, PAD = 420, 260, 48, 36, 12
 AXES = {"cost_per_entry": "cost per entry (USD)", "avg_latency": "latency per entry (s)"}
 
 
-def pareto_svg(points: Sequence[ParetoPoint], axis: str) -> Markup:
-    """The chart for ``axis``; a sentence instead when no card has a value on it."""
+def pareto_svg(points: Sequence[ParetoPoint], axis: str, left_out: Sequence[str] = ()) -> Markup:
+    """The chart for ``axis`` (a sentence instead when no card has a measured value on it), and the cards
+    it leaves out named beneath it: only measured figures are drawn (decisions §49), so a card whose
+    figure is declared by its submitter or unknown is listed apart, never placed at 0."""
     name = AXES[axis]
+    apart = Markup(f'<p class="muted not-drawn">Not drawn, no measured {e(name)} (declared or unknown): '
+                   f'{e(", ".join(left_out))}</p>') if left_out else Markup("")
     if not points:
-        return Markup(f'<p class="muted">No card on this board reports its {e(name)}.</p>')
+        return Markup(f'<p class="muted">No card on this board has a measured {e(name)}.</p>') + apart
     x_hi = max(p.x for p in points) or 1.0
     y_lo, y_hi = 0.0, 1.0
 
@@ -60,7 +64,7 @@ def pareto_svg(points: Sequence[ParetoPoint], axis: str) -> Markup:
     label = f"Pareto chart: composite against {name}; frontier: {', '.join(p.label for p in frontier)}"
     return Markup(  # every text above is escaped
         f'<svg class="pareto" data-axis="{e(axis)}" data-frontier="{e(on)}" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{e(label)}">{"".join(parts)}</svg>')
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{e(label)}">{"".join(parts)}</svg>') + apart
 
 
 def _short(x: float) -> str:

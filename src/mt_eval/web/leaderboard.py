@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse
 from mt_eval.scoring.profiles import TIERS
 from mt_eval.store.board import DEFAULT_LIMIT, RANK, as_json
 from mt_eval.store.pages import BoardQuery, board_page, facets, pareto, store_stamp
-from mt_eval.store.query import Filters
+from mt_eval.store.query import BoardRow, Filters
 from mt_eval.store.ranking import RankedBoard
 from mt_eval.web.charts import AXES, pareto_svg
 from mt_eval.web.common import blank, memo, page, resamples_of, store_of
@@ -82,10 +82,18 @@ def pareto_data(boards: list[RankedBoard]) -> list[dict[str, Any]]:
             for b in boards]  # fmt: skip
 
 
+def _not_drawn(rows: list[BoardRow], axis: str) -> list[str]:
+    """The cards a chart leaves out: a composite, and no measured figure on ``axis`` (the store keeps only
+    measured cost and latency in those columns)."""
+    return [r.method for r in rows if r.composite is not None
+            and (r.cost_per_entry if axis == "cost_per_entry" else r.avg_latency) is None]
+
+
 @router.get("/", response_class=HTMLResponse, summary="Leaderboard page")
 def leaderboard_page(request: Request, query: Board) -> HTMLResponse:
     boards = _boards(request, query)
-    charts = [{axis: pareto_svg(pareto(b.rows, axis), axis) for axis in AXES} for b in boards]
+    charts = [{axis: pareto_svg(pareto(b.rows, axis), axis, _not_drawn(b.rows, axis)) for axis in AXES}
+              for b in boards]
     columns = [board_columns(b) for b in boards]
     return page(request, "leaderboard.html", boards=list(zip(boards, charts, columns, strict=True)), query=query,
                 facets=facets(store_of(request)), metrics=SPEC_METRICS, tiers=[t for _, t in TIERS],
