@@ -217,7 +217,7 @@ MetricsOpt = Annotated[list[str] | None, opt(
     "every command.", "--metrics", "-m")]
 ForceOpt = Annotated[bool, opt("Overwrite an existing output file.", "--force", "-f")]
 
-DEFAULT_RUNS_DIR = Path(API_RUNS_DIR)  # api.evaluate's default, one constant (engine/journal.py)
+DEFAULT_RUNS_DIR = Path(API_RUNS_DIR)  # api.runs.evaluate_card's default, one constant (engine/journal.py)
 DEFAULT_CACHE_PATH = Path(DEFAULT_CACHE)
 ProfileOpt = Annotated[Path | None, opt(
     "Compute the composite under a calibrated profile FILE (from `mt-eval calibrate`), recorded with its sha256 on "

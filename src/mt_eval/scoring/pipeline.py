@@ -1,6 +1,6 @@
 """Scoring one run, in one place: outputs → metric statistics → the card's ``scores`` block.
 
-``run`` and ``score`` (through ``api.evaluate``), ``verify`` and ``compare`` (through
+``run`` and ``score`` (through ``api.runs.evaluate_card``), ``verify`` and ``compare`` (through
 ``runcard.rescore``) all score with these two functions, so a number on a card, its verification
 and its comparison can never come from different code.
 """
