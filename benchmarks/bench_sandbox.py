@@ -14,7 +14,7 @@ their ratio, and the overhead per entry in milliseconds.
   no CLI, no scoring) beside the sandboxed translation time from the preflight's report, to show
   what the sandbox itself costs for that command.
 
-Run: ``.venv/bin/python benchmarks/bench_sandbox.py [--entries N]`` (default 200 glossary, 160 Apertium: every development entry).
+Run: ``.venv/bin/python benchmarks/bench_sandbox.py [--entries N]`` (default: every development entry, 160).
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def main() -> int:
     parser.add_argument("--entries", type=int, default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        bench("glossary-python", "plugin:glossary:GlossaryMethod", args.entries or 200, Path(tmp))
+        bench("glossary-python", "plugin:glossary:GlossaryMethod", args.entries or 160, Path(tmp))
         bench("apertium-command", "apertium:eng-spa", args.entries or 160, Path(tmp))
     return 0
 
