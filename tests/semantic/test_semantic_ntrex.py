@@ -26,6 +26,8 @@ from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.semantic import SemanticScore
 
+# the slow stage (make test-slow, run by CI on every submission): ~45 s of embedding for one fixture
+pytestmark = pytest.mark.slow
 NTREX = Path(__file__).resolve().parents[1] / "data" / "ntrex128"
 N = 150  # ~35 s of embedding on one loaded core (3 × 150 texts)
 SHARE = 0.95
