@@ -250,7 +250,9 @@ class Consistency(MetricBase):
         terms = dict(ctx.terminology or {})
         width = 1 + max((len(t) for t in terms.values()), default=0)
         grid = np.zeros((len(hypotheses), max(1, len(terms)), width))
-        column = {src: t for t, src in enumerate(terms)}
+        # columns in sorted term order, not the glossary's: a card stores its terminology with sorted keys, so a
+        # file's own order would lay the sidecar out differently from a rebuild from the card (verify failed)
+        column = {src: t for t, src in enumerate(sorted(terms))}
         for n, hyp in enumerate(hypotheses):
             for src, idx in term_renderings(ctx.entries[n].source, hyp, terms).items():
                 grid[n, column[src], idx if idx >= 0 else width - 1] += 1
