@@ -192,3 +192,27 @@ def test_a_governance_store_keeps_gold_texts_and_takes_the_full_card(gold_card: 
     with open_store(db) as store, store.session() as session:
         gold = session.scalars(select(RegisteredEntry).where(RegisteredEntry.segment == "gold_standard")).all()
         assert len(gold) == 50 and all(e.reference for e in gold)
+
+
+def test_a_glossary_the_submitter_brings_does_not_score_on_the_board(tmp_path: Path, db_url: str) -> None:
+    """terminology_adherence weighs 0.05 in the composite, and the glossary it reads travels on the card. A
+    submitter scoring with a glossary written from their own outputs (each entry's first source word → the
+    first word of its output) collects it; the registered dataset carries no glossary, so the store rescores
+    without one: the metric is null on the board and the difference is reported."""
+    outputs = predictions("half")
+    entries = {e["id"]: e for e in json.loads(CORPUS.read_text(encoding="utf-8"))["entries"]}
+    glossary = {entries[o["entry_id"]]["source"].split()[0]: [str(o["predicted"]).split()[0]]
+                for o in outputs if str(o["predicted"]).split()}
+    (tmp_path / "terms.json").write_text(json.dumps(glossary, ensure_ascii=False), encoding="utf-8")
+    hyp = tmp_path / "own.jsonl"
+    hyp.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outputs), encoding="utf-8")
+    card = tmp_path / "own.json"
+    done = cli("score", "-c", CORPUS, "-p", hyp, "--bootstrap", 100, "--system", "own-glossary", "--runs-dir",
+               tmp_path / "runs", "--terminology", tmp_path / "terms.json", "-o", card)
+    assert done.exit_code == 0, done.output
+    assert json.loads(card.read_text(encoding="utf-8"))["scores"]["terminology_adherence"] > 0.25
+    done = cli("publish", card, "--db", db_url)
+    assert done.exit_code == 0, done.output
+    assert "terminology_adherence: card says" in done.output and "recomputed None" in done.output
+    stored = next(r for r in _board(db_url) if r["method"] == "own-glossary")
+    assert (stored["scores"].get("terminology_adherence") or {}).get("value") is None  # null: not on the board

@@ -85,8 +85,8 @@ def check_entries(card: Mapping[str, Any], registered: RegisteredCorpus, path: s
 
 
 def with_registered_texts(card: Mapping[str, Any], registered: RegisteredCorpus) -> dict[str, Any]:
-    """``card`` with every entry's texts and facts, and its dataset block, taken from the registered dataset:
-    what the store rebuilds (the outputs, usage, latencies and method are the card's own)."""
+    """``card`` with every entry's texts and facts, and its dataset block, taken from the registered dataset,
+    and no glossary: what the store rebuilds (the outputs, usage, latencies and method are the card's own)."""
     info = registered.dataset.info
     results = []
     for r in card["results"]:
@@ -98,7 +98,9 @@ def with_registered_texts(card: Mapping[str, Any], registered: RegisteredCorpus)
     dataset = {**card["dataset"], "id": info.id, "version": info.version, "language_pair": info.language_pair,
                "source_language": info.source_language, "target_language": info.target_language,
                "sha256": registered.dataset.sha256}  # fmt: skip
-    return {**card, "dataset": dataset, "results": results}
+    # the glossary terminology_adherence (weighted in the composite) reads is the submitter's own file, and a
+    # registered dataset carries none: rescored without it, the metric is null rather than self-awarded
+    return {**card, "dataset": dataset, "results": results, "terminology": None}
 
 
 def _show(value: Any) -> str:
