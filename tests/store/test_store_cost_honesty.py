@@ -117,3 +117,18 @@ def test_only_measured_figures_are_sorted_and_charted(made: dict[str, Path], db_
     assert apertium.cost_per_entry == 0.0 and apertium.avg_latency is not None  # a measured $0 and its timing
     drawn = {p.label for p in pareto(rows.values(), "cost_per_entry")}
     assert "predictions" not in drawn and {"llm:openai/gpt-4o-mini", "apertium:eng-spa"} <= drawn
+
+
+def test_a_cost_priced_at_the_submitter_s_own_prices_is_not_ranked(made: dict[str, Path]) -> None:
+    """Table prices are recorded on the card and verify recomputes tokens × prices, but a submitter's own
+    --pricing file may name any price: the store ranks a table-priced cost only at the shipped table's prices."""
+    from mt_eval.scoring.economics import ranked_figures
+
+    card = json.loads(made["llm"].read_text(encoding="utf-8"))
+    assert ranked_figures(card)["cost_adjusted"] is not None  # gpt-4o-mini at the shipped 0.15 / 0.60 $/1M
+    cheap = json.loads(json.dumps(card))
+    cheap["cost"]["pricing"]["models"]["gpt-4o-mini"].update(prompt=1e-6, completion=1e-6)
+    assert ranked_figures(cheap)["cost_adjusted"] is None and ranked_figures(cheap)["cost_per_entry"] is None
+    unknown_model = json.loads(json.dumps(card))
+    unknown_model["cost"]["pricing"]["models"] = {"my-own-model": card["cost"]["pricing"]["models"]["gpt-4o-mini"]}
+    assert ranked_figures(unknown_model)["cost_adjusted"] is None

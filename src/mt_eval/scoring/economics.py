@@ -234,6 +234,24 @@ def card_cost_facts(card: Mapping[str, Any]) -> tuple[str, str | None]:
     return status, {UNKNOWN: None, DECLARED: DECLARED_SOURCE}.get(status, str(source) if source else LOCAL)
 
 
+def shipped_prices(cost: Mapping[str, Any]) -> bool:
+    """Whether every price a table-priced cost used is the shipped table's (``methods/pricing.json``). Cost
+    from a submitter's own ``--pricing`` file is recomputable on the card but its prices are theirs to pick:
+    a $1e-9 row would rank first by cost_adjusted, so the store ranks it only at the prices everyone has."""
+    from mt_eval.methods.pricing import PricingTable
+
+    rows = cost.get("pricing", {}).get("models") if isinstance(cost.get("pricing"), Mapping) else None
+    if not rows:
+        return True  # no table prices: provider-reported, cached or a local engine's $0
+    table = PricingTable.load()
+    for model, row in rows.items():
+        price = table.get(str(model))
+        if price is None or not isinstance(row, Mapping) or (row.get("prompt"), row.get("completion")) != (
+                price.prompt, price.completion) or row.get("cached_prompt") not in (None, price.cached_prompt):
+            return False
+    return True
+
+
 def ranked_figures(card: Mapping[str, Any]) -> dict[str, float | None]:
     """The figures the store sorts and charts by (``run_cards.cost_adjusted``, ``cost_per_entry``,
     ``avg_latency``): measured ones only, so cost-adjusted ranking, the cost and latency sorts and the Pareto
@@ -244,7 +262,7 @@ def ranked_figures(card: Mapping[str, Any]) -> dict[str, float | None]:
         ok = known and isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
         return float(value) if ok else None
 
-    measured_cost = card_cost_status(card) == MEASURED
+    measured_cost = card_cost_status(card) == MEASURED and shipped_prices(cost)
     return {"cost_adjusted": figure(scores.get("cost_adjusted"), measured_cost),
             "cost_per_entry": figure(cost.get("cost_per_entry_usd"), measured_cost),
             "avg_latency": figure(scores.get("avg_latency_seconds"), card_speed_status(card) == MEASURED)}
