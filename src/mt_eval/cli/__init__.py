@@ -27,6 +27,7 @@ from mt_eval.cli import (
     review,
     robustness,
     run,
+    score,
     sovereign,
     store,
     sweep,
@@ -63,7 +64,7 @@ def main_options(
 
 
 app.command("run")(run.run)
-app.command("score")(run.score)
+app.command("score")(score.score)
 app.command("validate")(cards.validate)
 app.command("verify")(cards.verify)
 app.command("show")(cards.show)

