@@ -10,6 +10,9 @@ Formats, chosen by extension:
   be ``{"dataset": {...}}`` to carry the envelope; otherwise it comes from the caller, and the
   dataset id defaults to the file stem.
 * ``.tsv``: see :mod:`mt_eval.corpus.tsv`.
+* a catalogue id (``ntrex128:eng-spa``, ``wmt:wmt21:en-de``…) that is not a file: the public test set,
+  fetched once into the data cache and converted to the JSON envelope (:mod:`mt_eval.catalog`), so every
+  command that loads a corpus accepts one.
 
 Plain parallel text files are loaded with :func:`mt_eval.corpus.textpair.load_text_pair`.
 
@@ -24,9 +27,11 @@ Legacy harness field names and difficulty words are accepted everywhere (see
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+from mt_eval.catalog import corpus_file, is_catalog_id
 from mt_eval.corpus.building import LanguageArgs, RawEntry, build_entries, build_info, finish
 from mt_eval.corpus.models import Dataset
 from mt_eval.corpus.problems import Problems, decode_utf8, describe, read_bytes, sha256_bytes, shorten
@@ -45,6 +50,10 @@ def load_corpus(
     dataset_id: str | None = None,
 ) -> Dataset:
     """Load and validate a corpus file; raise ``CorpusError`` listing every problem found."""
+    if not Path(path).exists() and is_catalog_id(str(path)):
+        # The environment is read here, at the one place every command loads a corpus: MT_EVAL_DATA (cache),
+        # MT_EVAL_OFFLINE, MT_EVAL_DATA_MIRROR, HF_TOKEN.
+        path = corpus_file(str(path), os.environ)
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_EXTENSIONS:
