@@ -162,7 +162,7 @@ def test_never_in_the_composite(tiny: dict[str, Path]) -> None:
                                                                                           strict=True)]
     es, en = language_card("es"), language_card("en")
     plain, _ = score_outputs(dataset, translations, es, en)
-    with_comet, _ = score_outputs(dataset, translations, es, en, extra=[CometScore(config)])
+    with_comet, _ = score_outputs(dataset, translations, es, en, opt_in=[CometScore(config)])
     assert "comet_score" in with_comet.metrics and "comet_score" not in plain.metrics
     boot = BootstrapConfig(n_resamples=50)
     for profile in PROFILES:

@@ -122,7 +122,7 @@ def _score(tmp_path: Path, server: FakeOpenAI, outputs: list[str] = OUTPUTS, seg
         m.retry = RetryPolicy(base_delay=0.01)
     ds, translations = _dataset(outputs, segment)
     table, _ = score_outputs(ds, translations, language_card("es"), language_card("en"),
-                             only=[m.id for m in metrics], extra=metrics)
+                             only=[m.id for m in metrics], opt_in=metrics)
     return metrics, table
 
 

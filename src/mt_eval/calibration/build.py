@@ -20,6 +20,7 @@ from mt_eval.judgments.table import JudgmentTable, check_texts
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import MethodClass, MethodIdentity, Translation
 from mt_eval.metrics.embeddings import SemanticConfig
+from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.runcard.builder import RunInfo, build_card
 from mt_eval.runcard.io import write_card
 from mt_eval.stats.config import BootstrapConfig
@@ -62,7 +63,8 @@ def cards_from_judgments(judgments: JudgmentTable, dataset: str, *, semantic: Se
         info = RunInfo(f"{dataset}-{system}", stamp, 0.0, "judgments", bootstrap=BootstrapConfig(n_resamples=0))
         if progress:
             progress(system)
-        card, _ = build_card(sub, identity, translations, info, target, source, semantic=semantic)
+        card, _ = build_card(sub, identity, translations, info, target, source,
+                             opt_in=[SemanticScore(semantic)] if semantic else ())
         where = f"{system} (scored from {file or 'the judgments'})"
         if out_dir is not None:
             where = str(write_card(card, out_dir / f"{_safe(system)}.json", None))

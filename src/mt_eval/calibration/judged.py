@@ -1,7 +1,7 @@
 """``calibrate --judge DIR``: generated LLM judges scored on the judged segments, candidates like every metric.
 
 Each judge (a card from ``metrics generate-judges``) is computed on exactly the segments the matrix holds,
-through the scoring pipeline (``score_outputs(extra=…)``: cached, temperature 0, refused on secret
+through the scoring pipeline (``score_outputs(opt_in=…)``: cached, temperature 0, refused on secret
 entries), one call per system over that system's judged outputs. A judge with a value on every segment and
 not constant joins the candidates (0–1, higher better, as it is): the PLS may weight it, and the report
 shows it as a single-metric contender. A profile that weights one names its judge card (id and sha256,
@@ -51,7 +51,7 @@ def add_judges(m: Matrix, table: JudgmentTable, judges: Sequence[JudgeMetric], f
         data = Dataset(info=DatasetInfo(id=f"judgments-{m.dataset}", source_language=src, target_language=tgt),
                        entries=entries, sha256="0" * 64)
         outputs = [Translation(n + 1, used[k].hypothesis or "") for n, k in enumerate(rows)]
-        scored, _ = score_outputs(data, outputs, target, source, only=ids, extra=judges)
+        scored, _ = score_outputs(data, outputs, target, source, only=ids, opt_in=judges)
         for i in ids:
             values = scored.entry_values(i) if i in scored.metrics else None
             if values is None:

@@ -38,12 +38,14 @@ def run_compare(
     console: Console | None = None,
     status: Console | None = None,
     warn_to: Console | None = None,
+    strict: bool = False,
 ) -> Comparison:
     """Load the cards, compare them with the first, and print tables (or JSON on stdout).
 
     Each card's statistics come from its sealed sidecar; a card without a usable one gets one
     ``warning:`` line on ``warn_to`` (stderr) before its statistics are rebuilt from ``results[]``.
-    ``status`` (a terminal console, normally stderr) shows a spinner meanwhile.
+    ``status`` (a terminal console, normally stderr) shows a spinner meanwhile. A shown value that differs
+    from its card's sealed one gets one ``changed:`` line (metric, old → new, reason); ``strict`` refuses.
     """
     if correction not in ("holm", "none"):
         raise UserError(f"unknown --correction '{correction}' (use holm or none)")
@@ -55,7 +57,7 @@ def run_compare(
     gc.disable()
     try:
         return _compare_and_print(cards, metrics, n_resamples, alpha, seed, method, correction, n_trials, as_json,
-                                  console, status, warn_to, detail)  # fmt: skip
+                                  console, status, warn_to, detail, strict)  # fmt: skip
     finally:
         if collecting:
             gc.enable()
@@ -64,7 +66,7 @@ def run_compare(
 def _compare_and_print(
     cards: Sequence[Path], metrics: list[str] | None, n_resamples: int, alpha: float, seed: int, method: Method,
     correction: str, n_trials: int, as_json: bool, console: Console | None, status: Console | None,
-    warn_to: Console | None, detail: bool = False,
+    warn_to: Console | None, detail: bool = False, strict: bool = False,
 ) -> Comparison:
     # both cards at once: reading and hashing them releases the GIL for most of the time
     with ThreadPoolExecutor(max_workers=min(4, len(cards)) or 1) as pool:
@@ -79,6 +81,12 @@ def _compare_and_print(
             method=method, correction=cast(Correction, correction), n_trials=n_trials,
             sources=[c.source for c in loaded], statistics=[c.statistics for c in loaded],
         )  # fmt: skip
+    for change in result.changes:  # a number that is not the sealed one: one line each, the reason included
+        if warn_to is not None:
+            warn_to.print(f"[yellow]changed:[/yellow] {escape(change.line())}", highlight=False, soft_wrap=True)
+    if strict and result.changes:
+        raise UserError(f"--strict: {len(result.changes)} value(s) would differ from their sealed cards, first "
+                        f"{result.changes[0].line()}", hint="compare cards scored with the same metrics")
     if as_json:
         # Plain print: rich would wrap long lines and colour the JSON.
         print(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
@@ -94,7 +102,9 @@ HELP = "\n\n".join([
     "The first card is the baseline. All cards must cover the same corpus and entries (dataset.sha256 "
     "and entry ids) with the same profile; the cards alone are enough. Per-entry statistics are read "
     "from each card's sealed sidecar (<card>.stats.npz, written beside it); a card without one is "
-    "rescored from its results, with a warning. A difference is marked * only "
+    "rescored from its results, with a warning. A value that differs from its sealed card (a composite "
+    "recomputed without a metric another card lacks) is listed on stderr with the reason; --strict refuses. "
+    "A difference is marked * only "
     "when its (Holm-adjusted) p-value is below --alpha and the interval of the difference excludes "
     "zero. TER is lower-is-better: a negative Δ reads as better.",
     "Example: mt-eval compare runs/apertium.json runs/llm.json runs/llm-coached.json "
@@ -118,9 +128,12 @@ def compare_command(
     as_json: JsonOpt = False,
     detail: Annotated[bool, opt("One table per metric with raw and adjusted p-values and the interval of Δ.",
                                 "--detail")] = False,
+    strict: Annotated[bool, opt("Refuse (exit 2) when a shown value would differ from the one sealed on its card "
+                                "(e.g. a composite recomputed without a metric another card lacks).",
+                                "--strict")] = False,
 ) -> None:
     run_compare(
         cards, metrics=metric or None, n_resamples=bootstrap, alpha=alpha, seed=seed, paired_ar=paired_ar,
         n_trials=trials, correction=correction, as_json=as_json, detail=detail, console=out,
-        status=err if err.is_terminal else None, warn_to=err,
+        status=err if err.is_terminal else None, warn_to=err, strict=strict,
     )  # fmt: skip

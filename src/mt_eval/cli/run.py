@@ -107,17 +107,20 @@ def warn_language_cards(dataset: Any) -> None:
 
 
 def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
-    """``evaluate``'s scoring keywords from the invocation's JSON-safe ``scoring`` block (``semantic`` is
-    [backend, model, url] there, a checked ``SemanticConfig`` here)."""
+    """``evaluate``'s scoring keywords from the invocation's JSON-safe ``scoring`` block: ``semantic``
+    ([backend, model, url]), ``judges`` (paths) and ``comet_model`` (a path) there become the one ``opt_in``
+    sequence of metric objects here (``metrics.opt_in``)."""
+    from mt_eval.metrics.comet import CometScore
     from mt_eval.metrics.embeddings import SemanticConfig
+    from mt_eval.metrics.semantic import SemanticScore
 
     options = dict(scoring or {})
     options.pop("profile", None)  # not evaluate's: applied around it (``_evaluate``)
     semantic = options.pop("semantic", None)
     judges, judge_cache = options.pop("judges", None), options.pop("judge_cache", None)
-    comet = options.pop("comet_model", None)
-    return {**options, "semantic": SemanticConfig.parse(*semantic) if semantic else None,
-            "judges": _judges(judges, judge_cache), "comet": _comet(comet)}
+    comet = _comet(options.pop("comet_model", None))
+    return {**options, "opt_in": [*([SemanticScore(SemanticConfig.parse(*semantic))] if semantic else []),
+                                  *([CometScore(comet)] if comet else []), *_judges(judges, judge_cache)]}
 
 
 def _comet(path: str | None) -> Any:

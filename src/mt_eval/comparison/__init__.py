@@ -13,7 +13,14 @@ from mt_eval.comparison.engine import (
     tables_from_cards,
 )
 from mt_eval.comparison.loading import LoadedCard, load_for_compare
-from mt_eval.comparison.model import COMPOSITE, Comparison, MetricSpec, PairedComparison, SystemScores
+from mt_eval.comparison.model import (
+    COMPOSITE,
+    Comparison,
+    MetricSpec,
+    PairedComparison,
+    SystemScores,
+    ValueChange,
+)
 
 __all__ = [
     "COMPOSITE",
@@ -23,6 +30,7 @@ __all__ = [
     "PairedComparison",
     "StatisticsFallbackWarning",
     "SystemScores",
+    "ValueChange",
     "compare",
     "compare_tables",
     "composite_combine",

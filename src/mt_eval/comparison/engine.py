@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from os import PathLike, fspath
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from mt_eval.comparison.changes import ADEQUACY_INPUTS, sealed_changes
 from mt_eval.comparison.checks import UNDIRECTED, check_cards, resolve_metrics, system_names
 from mt_eval.comparison.model import COMPOSITE, Comparison, MetricSpec, PairedComparison, SystemScores
 from mt_eval.errors import UserError
@@ -42,7 +44,6 @@ if TYPE_CHECKING:
     from mt_eval.runcard.statistics import StoredStatistics
 
 Method = Literal["bootstrap", "approx-rand"]
-ADEQUACY_INPUTS = ("chrf_plus_plus", "length_ratio")  # what ``scoring.composite.adequacy`` reads
 Correction = Literal["holm", "none"]
 
 
@@ -114,11 +115,13 @@ def compare(
     tables = tables_from_cards(dicts, sources=srcs, only=only, statistics=stored)
     ds = dicts[0]["dataset"]
     dataset = {k: ds.get(k) for k in ("id", "sha256", "source_language", "target_language", "entry_count")}
-    return compare_tables(
+    result = compare_tables(
         tables, profile=card_profile(dicts[0]), names=labels, metrics=metrics, n_resamples=n_resamples,
         alpha=alpha, seed=seed, method=method, correction=correction, n_trials=n_trials, sources=srcs,
         run_ids=[str(c.get("run_id", "")) for c in dicts], dataset=dataset, rule=rule,
     )  # fmt: skip
+    # a shown number that is not the sealed one is listed with its reason, never rewritten silently
+    return replace(result, changes=sealed_changes(result, dicts, tables, [s is None for s in stored], rule))
 
 
 def tables_from_cards(

@@ -98,6 +98,23 @@ class PairedComparison:
 
 
 @dataclass(frozen=True)
+class ValueChange:
+    """A number the comparison shows for ``system`` that is not the one sealed on its card: ``old`` (the
+    card's ``scores[metric]``) became ``new`` for ``reason`` (e.g. a metric the composite leaves out because
+    another system has no value for it). ``compare`` lists every one; ``--strict`` refuses to show them."""
+
+    system: str
+    metric: str
+    old: float | None
+    new: float
+    reason: str
+
+    def line(self) -> str:
+        old = "null" if self.old is None else f"{self.old:.4f}"
+        return f"{self.system}: {self.metric} {old} → {self.new:.4f} ({self.reason})"
+
+
+@dataclass(frozen=True)
 class Comparison:
     """Every system's scores and every candidate-vs-baseline test; ``systems[0]`` is the baseline.
 
@@ -117,6 +134,8 @@ class Comparison:
     seed: int
     profile: str
     dataset: Mapping[str, Any] = field(default_factory=dict)
+    # each shown value that differs from its card's sealed one, with the reason (never silent)
+    changes: tuple[ValueChange, ...] = ()
 
     def metric(self, metric_id: str) -> MetricSpec:
         for spec in self.metrics:

@@ -202,9 +202,18 @@ class CometScore(RatioMetric):
     cost = 5000.0  # xlm-roberta-large on a CPU: a few segments a second, the heaviest metric by far
     recompute_tolerance = 0.001  # torch's CPU kernels differ between instruction sets (decisions §53)
 
+    card_section = "comet"  # an opt-in metric (``metrics.opt_in``): the card's ``comet`` block
+
     def __init__(self, config: CometConfig) -> None:
         self.config = config
         self._memo: dict[tuple[str, str, str], float] = {}  # (src, mt, ref) -> score, filled by ``prefetch``
+
+    def card_block(self) -> dict[str, Any]:
+        return self.config.card_block()
+
+    def preflight(self, entries: Sequence[Any]) -> None:
+        """Nothing left to check: ``CometConfig.parse`` found the checkpoint and unbabel-comet, and the model
+        runs on this machine."""
 
     def signature(self, target: LanguageCard) -> str | None:
         return (f"comet:{self.config.version}|model:{self.config.model_name}|sha256:{self.config.sha256}"

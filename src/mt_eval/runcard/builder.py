@@ -12,12 +12,10 @@ from mt_eval.analyzers.registry import version_of
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
-from mt_eval.metrics.comet import CometConfig
-from mt_eval.metrics.embeddings import SemanticConfig
-from mt_eval.metrics.judges.metric import JudgeMetric
+from mt_eval.metrics.opt_in import OptInMetric, card_blocks
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
-from mt_eval.runcard.judges import fingerprint_judges, judges_block, require_judges
+from mt_eval.runcard.judges import fingerprint_judges, require_judges
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_hash, seal, sha256_text
 from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
@@ -173,22 +171,18 @@ def build_card(
     terminology: Mapping[str, tuple[str, ...]] | None = None,
     *,
     statistics_file: str | None = None,
-    semantic: SemanticConfig | None = None,
-    judges: Sequence[JudgeMetric] = (),
-    comet: CometConfig | None = None,
+    opt_in: Sequence[OptInMetric] = (),
 ) -> tuple[dict[str, Any], bytes | None]:
     """The sealed card, and with ``statistics_file`` (the sidecar's name beside the card) the bytes to
     write there: the statistics are referenced on the card before sealing, so the seal covers them
-    (``runcard/statistics.py``, docs/decisions.md §23). ``semantic``: score ``semantic_score`` with this
-    embedding backend, recorded on the card (``semantic``) and in its fingerprint. ``judges``: generated LLM
-    judges (``metrics.judges.JudgeMetric``), recorded in ``judges`` (``runcard/judges.py``) and the fingerprint.
-    ``comet``: score ``comet_score`` with this local checkpoint, recorded in ``comet`` (its model name, sha256 and
-    low-resource warning, never its path) and the fingerprint; never weighted in the composite."""
+    (``runcard/statistics.py``, docs/decisions.md §23). ``opt_in``: opt-in metrics scored beside the built-ins
+    (``metrics.opt_in``), each recording its own block: ``semantic`` (the embedding backend), ``judges``
+    (``runcard/judges.py``), ``comet`` (model name, sha256, low-resource warning, never its path; never weighted
+    in the composite), all in the fingerprint too."""
     calibrated = active_profile()  # run/score --profile FILE
     if calibrated is not None:  # a profile weighting a judge is never computed without that very judge card
-        require_judges(calibrated.judges, judges, "the calibrated profile weights")
-    table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, semantic=semantic,
-                                extra=judges, comet=comet)
+        require_judges(calibrated.judges, opt_in, "the calibrated profile weights")
+    table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, opt_in=opt_in)
     profile = register(calibrated) if calibrated else target.profile
     rule = CALIBRATED_RULE if calibrated else DEFAULT_RULE
     scores = quality_scores(table, profile, run.bootstrap, rule)
@@ -235,10 +229,8 @@ def build_card(
         "fst_version": version_of(target),
         "analyser_skipped": target.analyser_skipped,
         "terminology": {k: list(v) for k, v in terminology.items()} if terminology else None,
-        **({"semantic": semantic.card_block} if semantic else {}),  # absent without --semantic: cards unchanged
         **({"calibrated_profile": calibrated.card_block} if calibrated else {}),
-        **({"judges": judges_block(judges)} if judges else {}),  # absent without --judge: cards unchanged
-        **({"comet": comet.card_block()} if comet else {}),  # absent without --comet-model: cards unchanged
+        **card_blocks(opt_in),  # semantic, judges, comet: each absent unless asked for, so ordinary cards are unchanged
         "tools_enabled": list(cfg.get("tools_enabled", [])),
         "batch_size": cfg.get("batch_size"),
         "max_retries": cfg.get("max_retries"),

@@ -15,12 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.errors import UserError
-from mt_eval.metrics.judges.metric import JudgeMetric
-
-
-def judges_block(judges: Sequence[JudgeMetric]) -> dict[str, dict[str, Any]]:
-    """The card's ``judges`` block for these ``JudgeMetric`` instances, in scoring order."""
-    return {str(j.id): j.card_block() for j in judges}
+from mt_eval.metrics.opt_in import JUDGES, M, of_section
 
 
 def card_judges(card: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -34,14 +29,15 @@ def fingerprint_judges(card: Mapping[str, Any]) -> dict[str, str]:
     return {k: str(v.get("sha256")) for k, v in card_judges(card).items()}
 
 
-def require_judges(recorded: Mapping[str, Mapping[str, Any]], given: Sequence[JudgeMetric],
-                   what: str = "the card was scored with") -> list[JudgeMetric]:
+def require_judges(recorded: Mapping[str, Mapping[str, Any]], given: Sequence[M],
+                   what: str = "the card was scored with") -> list[M]:
     """The given judges that recompute the ``recorded`` ones (``{id: {sha256, …}}``), in recorded order.
 
     One line, naming the judge, for a recorded judge that was not given or whose judge card differs
     (another sha256): without it the judge's numbers cannot be recomputed, and passing silently would
-    vouch for numbers nobody checked. Judges given but not recorded are not used."""
-    by_id = {str(j.id): j for j in given}
+    vouch for numbers nobody checked. Judges given but not recorded are not used; ``given`` may hold other
+    opt-in metrics (``metrics.opt_in``): only its judges count."""
+    by_id = {str(j.id): j for j in of_section(given, JUDGES)}
     out = []
     for judge_id, block in recorded.items():
         want = str(block.get("sha256"))
@@ -50,7 +46,7 @@ def require_judges(recorded: Mapping[str, Mapping[str, Any]], given: Sequence[Ju
             raise UserError(f"{what} the generated judge {judge_id} (judge card sha256 {want[:12]}…): "
                             "give that judge card with --judge FILE (its answers come from the response cache, "
                             "--judge-cache, when they are there)")
-        have = judge.spec.card_sha256
+        have = str(judge.card_block()["sha256"])
         if have != want:
             raise UserError(f"judge {judge_id}: the judge card given hashes to {have[:12]}…, but {what} the one "
                             f"hashing to {want[:12]}…: give that judge card")

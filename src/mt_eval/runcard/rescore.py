@@ -13,9 +13,10 @@ from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard, language_card, without_analyser
 from mt_eval.methods.base import Translation
-from mt_eval.metrics.comet import CometConfig
+from mt_eval.metrics.comet import CometConfig, CometScore
 from mt_eval.metrics.embeddings import SemanticConfig
-from mt_eval.metrics.judges.metric import JudgeMetric
+from mt_eval.metrics.opt_in import OptInMetric
+from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.runcard.judges import card_judges, require_judges
 from mt_eval.scoring.pipeline import score_outputs
 from mt_eval.scoring.scores import MetricTable
@@ -50,6 +51,17 @@ def semantic_config(card: Mapping[str, Any]) -> SemanticConfig | None:
     return SemanticConfig.from_card(block) if isinstance(block, dict) else None
 
 
+def opt_in_from_card(card: Mapping[str, Any], judges: Sequence[OptInMetric] = (),
+                     comet: CometConfig | None = None) -> list[OptInMetric]:
+    """The opt-in metrics that recompute the card's own: its semantic backend (built from the card: building it
+    loads no model), and the judges and COMET checkpoint it records, which only the verifier gives (``judges``,
+    ``comet``; one line naming what is missing or differs)."""
+    given_judges = require_judges(card_judges(card), judges)
+    config, checkpoint = semantic_config(card), require_comet(card, comet)
+    return [*([SemanticScore(config)] if config else []), *([CometScore(checkpoint)] if checkpoint else []),
+            *given_judges]
+
+
 def configured_metrics(card: Mapping[str, Any]) -> dict[str, Any]:
     """The opt-in metrics a card was scored with, as ``metrics.registry.metrics_for(…, configured=…)`` takes
     them: reading a card's stored statistics needs its ``semantic_score`` too (it is in the composite), and
@@ -76,7 +88,7 @@ def require_comet(card: Mapping[str, Any], given: CometConfig | None) -> CometCo
 
 
 def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
-                    judges: Sequence[JudgeMetric] = (), comet: CometConfig | None = None) -> MetricTable:
+                    judges: Sequence[OptInMetric] = (), comet: CometConfig | None = None) -> MetricTable:
     """The same statistics the run computed, from the card's per-entry results (``only``: a subset).
 
     ``judges``: generated judges given by the verifier (``--judge``); every judge the card records must be
@@ -85,8 +97,11 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
     recorded_judges = card_judges(card)
     if only is not None:
         recorded_judges = {k: v for k, v in recorded_judges.items() if k in only}
-    extra = require_judges(recorded_judges, judges)
+    given_judges = require_judges(recorded_judges, judges)
     checkpoint = require_comet(card, comet) if only is None or "comet_score" in only else None
+    config = semantic_config(card)
+    opt_in: list[OptInMetric] = [*([SemanticScore(config)] if config else []),
+                                 *([CometScore(checkpoint)] if checkpoint else []), *given_judges]
     dataset = dataset_from_card(card)
     translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
@@ -95,5 +110,5 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
     # semantic_score is recomputed with the card's backend and model, which must be available here (or every
     # vector cached): otherwise a UserError says so, and verify reports the card as not rescorable
     table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms,
-                             recorded=recorded, semantic=semantic_config(card), extra=extra, comet=checkpoint)
+                             recorded=recorded, opt_in=opt_in)
     return table

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from mt_eval.errors import UserError
 from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.judges.cards import is_judge_id
-from mt_eval.metrics.judges.metric import JudgeMetric
+from mt_eval.metrics.opt_in import OptInMetric
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import statistics
 from mt_eval.runcard.builder import entry_composites, entry_ids_sha256, fingerprint_components
@@ -85,7 +85,7 @@ def _recorded(result: dict[str, Any], metric_id: str) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
 
 
-def _rescore(card: dict[str, Any], judges: Sequence[JudgeMetric] = (),
+def _rescore(card: dict[str, Any], judges: Sequence[OptInMetric] = (),
              comet: CometConfig | None = None) -> dict[str, Any]:
     table = table_from_card(card, judges=judges, comet=comet)
     drift = adopt_recorded(card, table)
@@ -143,7 +143,7 @@ def _statistics(card: dict[str, Any], path: str | Path | None, fresh: MetricTabl
     return statistics.differences(stored, fresh, [r["entry_id"] for r in card["results"]])
 
 
-def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[JudgeMetric] = (),
+def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[OptInMetric] = (),
                 comet: CometConfig | None = None) -> list[str]:
     """Problems found, most specific first; an empty list means the card verifies.
 

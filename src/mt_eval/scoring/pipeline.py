@@ -15,10 +15,9 @@ import numpy as np
 from mt_eval.corpus.models import Dataset
 from mt_eval.languages.card import UNDETERMINED, LanguageCard
 from mt_eval.methods.base import Translation
-from mt_eval.metrics.base import Metric, MetricContext
-from mt_eval.metrics.comet import CometConfig
-from mt_eval.metrics.embeddings import SemanticConfig
-from mt_eval.metrics.registry import metrics_for, source_metrics
+from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.opt_in import OptInMetric, in_order
+from mt_eval.metrics.registry import OPT_IN, metrics_for, source_metrics
 from mt_eval.scoring.composite import DEFAULT_RULE
 from mt_eval.scoring.egress import refuse_remote_on_secret
 from mt_eval.scoring.intervals import scores_with_intervals
@@ -35,29 +34,26 @@ def score_outputs(
     only: list[str] | None = None,
     terminology: Mapping[str, tuple[str, ...]] | None = None,
     recorded: Mapping[str, str | None] | None = None,
-    semantic: SemanticConfig | None = None,
-    extra: Sequence[Metric] = (),
-    comet: CometConfig | None = None,
+    opt_in: Sequence[OptInMetric] = (),
 ) -> tuple[MetricTable, list[str]]:
     """Every applicable metric's per-entry statistics (or the ``only`` subset), and the scored outputs.
 
     A failed entry is scored as an empty output (docs/decisions.md §1): excluding it would reward
     flaky methods. A dataset without sources (``score`` from references and outputs alone) leaves the
     metrics that read the source null. ``recorded``: the signatures of the card being rescored.
-    ``semantic``: the embedding backend of ``semantic_score`` (None: the metric is not scored, null).
-    ``extra``: opt-in metric instances built elsewhere (generated LLM judges, ``metrics.judges``).
-    ``comet``: the local COMET checkpoint of ``comet_score`` (None: not scored, null; never in a composite).
+    ``opt_in``: the opt-in metrics to score beside the built-ins (``metrics.opt_in``: ``semantic_score`` with its
+    embedding backend, ``comet_score`` with its checkpoint, generated LLM judges); one not given is not scored
+    (null on the card, no model loaded). They are scored in ``metrics.opt_in.SECTIONS`` order.
     No metric with egress ``remote`` may score a secret entry (``scoring.egress``): refused before any is scored.
     """
     hypotheses = ["" if t.error else t.text for t in translations]
     errors = np.asarray([t.error is not None for t in translations], dtype=bool)
     ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology,
                         has_source=has_sources(dataset), recorded=recorded)
-    # ``only`` may name the extra metrics; the built-ins it names (all when None, none when it names extras only)
-    named = [i for i in only if i not in {m.id for m in extra}] if only else only
-    configured = {k: v for k, v in (("semantic_score", semantic), ("comet_score", comet)) if v} or None
-    metrics = metrics_for(target, named, configured) if named or not only else []
-    metrics += [m for m in extra if m.applies_to(target) and (not only or m.id in only)]
+    # ``only`` may name opt-in metrics; the built-ins it names (all when None, none when it names opt-in ones only)
+    named = [i for i in only if i not in {m.id for m in opt_in} | set(OPT_IN)] if only else only
+    metrics = metrics_for(target, named) if named or not only else []
+    metrics += [m for m in in_order(opt_in) if m.applies_to(target) and (not only or m.id in only)]
     refuse_remote_on_secret(metrics, dataset.entries)
     for metric in metrics:  # here: a model (e5, torch) must not first start in a forked extraction worker
         metric.prefetch(hypotheses, ctx)

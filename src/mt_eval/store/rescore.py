@@ -123,10 +123,9 @@ def rebuild_card(card: Mapping[str, Any], judges: Sequence[JudgeMetric] = (),
     metrics come along: the card's own semantic backend, and the judges and checkpoint it records, taken
     from ``judges`` and ``comet`` (``UserError``, one line, when one is not given)."""
     from mt_eval.languages.card import language_card
-    from mt_eval.runcard.judges import card_judges, require_judges
-    from mt_eval.runcard.rescore import dataset_from_card, require_comet, semantic_config, target_card
+    from mt_eval.runcard.rescore import dataset_from_card, opt_in_from_card, target_card
 
-    used, checkpoint = require_judges(card_judges(card), judges), require_comet(card, comet)
+    opt_in = opt_in_from_card(card, judges, comet)
     # its usage, costs and latencies are carried into the new card: only when they hold (runcard/verify_economics)
     require_sound_figures(card, per_char=False)
 
@@ -142,7 +141,7 @@ def rebuild_card(card: Mapping[str, Any], judges: Sequence[JudgeMetric] = (),
     name = ref.get("file") if isinstance(ref.get("file"), str) else "run_card" + SUFFIX
     new, sidecar = build_card(dataset, identity, _translations(card), _run_info(card), target_card(card),
                               language_card(card["dataset"]["source_language"]), terms, statistics_file=name,
-                              semantic=semantic_config(card), judges=used, comet=checkpoint)
+                              opt_in=opt_in)
     assert sidecar is not None  # a statistics file name was given
     return new, sidecar
 

@@ -2,7 +2,7 @@
 Metric Cards (egress remote, AI-generated), computed under the metric protocol.
 
 ``judge_metrics(paths)`` turns generated card files (or directories of them) into metrics for
-``scoring.pipeline.score_outputs(extra=…)``, for ``run``/``score``/``verify --judge`` and for
+``scoring.pipeline.score_outputs(opt_in=…)``, for ``run``/``score``/``verify --judge`` and for
 ``calibrate``'s candidates; ``RecordedJudge`` is a judge as a run card recorded it (aggregation only).
 """
 

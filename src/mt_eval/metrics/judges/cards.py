@@ -179,7 +179,7 @@ def card_paths(paths: Iterable[str | Path]) -> list[Path]:
 
 def judge_metrics(paths: Iterable[str | Path], *, cache_path: str | None = None,
                   base_url: str | None = None) -> list[JudgeMetric]:
-    """The generated judges in these card files or directories, as metrics (``score_outputs(extra=…)``).
+    """The generated judges in these card files or directories, as metrics (``score_outputs(opt_in=…)``).
 
     For ``calibrate``: each is a ``Metric`` (higher is better, 0–1, per-entry values) whose egress is
     remote, so the scoring pipeline refuses it on secret segments. ``base_url`` overrides the cards'

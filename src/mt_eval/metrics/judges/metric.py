@@ -150,6 +150,7 @@ class JudgeMetric(RatioMetric):
     cost = 10_000.0  # an LLM call per entry: always its own extraction bin
     reads_source = True
     egress = "remote"  # outputs, sources and references go to the judge's endpoint (scoring.egress)
+    card_section = "judges"  # an opt-in metric (``metrics.opt_in``): one block per judge under ``judges``
 
     def __init__(self, spec: JudgeSpec, *, cache_path: str | None = DEFAULT_CACHE, concurrency: int = 8,
                  retry: RetryPolicy | None = None, base_url: str | None = None) -> None:
@@ -173,6 +174,10 @@ class JudgeMetric(RatioMetric):
         never a key, only the endpoint this run used and the model."""
         return {"sha256": self.spec.card_sha256, "kind": self.spec.kind, "model": self.spec.model,
                 "base_url": self.base_url}
+
+    def preflight(self, entries: Sequence[Any]) -> None:
+        """Nothing of its own: its ``egress`` (remote) is refused on secret entries for every metric at once,
+        before anything is translated (``scoring.egress.refuse_remote_on_secret``)."""
 
     def request(self, source: str, output: str, reference: str, ctx: MetricContext) -> ChatRequest:
         prompt = JUDGE_PROMPT.format(
