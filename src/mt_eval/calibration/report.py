@@ -28,6 +28,9 @@ LEARNED = "learned"
 SPEC = "spec composite"
 CHRF_PP = "chrf_plus_plus"
 TOLERANCE = 1e-9  # a difference of float round-off (two contenders that tie every pair) is no gain
+# acc23 within this of the tie floor is the floor: a noise metric on WMT21 TED en-de reaches floor + 0.00002
+FLOOR_MARGIN = 1e-3
+ADOPT, NO_GAIN = "adopt", "no evidence of a gain"
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class Row:
     acc23: meta.Estimate
     epsilon: float
     spa: meta.Estimate | None = None
+    at_floor: bool = False  # acc23 is the tie floor: the metric's ε ties (nearly) every pair, acc23 says nothing
 
 
 @dataclass
@@ -64,6 +68,7 @@ class Block:
     name: str
     n_items: int
     n_segments: int
+    acc23_floor: float = float("nan")  # acc23 of a metric tying every pair: no contender can be below it
     rows: dict[str, Row] = field(default_factory=dict)
     diffs: dict[str, dict[str, meta.Estimate]] = field(default_factory=dict)
 
@@ -132,7 +137,7 @@ def _evaluate(name: str, m: Matrix, contenders: Mapping[str, list[np.ndarray]], 
     """Statistics of each contender on ``m``; a contender given several score vectors (CV seeds) is averaged."""
     n_items = len(set(m.items))
     counts = meta.item_counts(n_items, s.n_resamples, s.seed)
-    block = Block(name, n_items, len(m))
+    block = Block(name, n_items, len(m), meta.tie_floor(m.items, m.human))
     samples: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for key, vectors in contenders.items():
         taus = [meta.tau_samples(m.items, v, m.human, counts) for v in vectors]
@@ -143,7 +148,7 @@ def _evaluate(name: str, m: Matrix, contenders: Mapping[str, list[np.ndarray]], 
         if s.spa and (sm := _system_matrix(m, vectors[0])) is not None:
             spa = meta.soft_pairwise_accuracy(*sm, n_resamples=min(100, s.n_resamples), alpha=s.alpha, seed=s.seed)
         block.rows[key] = Row(meta.interval(tau_s, tau_v, s.alpha), meta.interval(acc_s, acc_v, s.alpha),
-                              float(np.mean([a[1] for a in accs])), spa)
+                              float(np.mean([a[1] for a in accs])), spa, acc_v <= block.acc23_floor + FLOOR_MARGIN)
         samples[key] = (tau_s, acc_s)
     versus = [k for k in (CHRF_PP, SPEC) if k in block.rows]
     versus += [b for stat in ("tau", "acc23") if (b := block.best_single(stat)) and b not in versus]
@@ -189,18 +194,31 @@ def _compared(d: meta.Estimate) -> str:
 
 
 def _verdict(blocks: list[Block]) -> dict[str, Any]:
-    """Adopt only when, in every held-out setting, the learned profile is ahead of chrF++ and of the spec
-    composite on τ and not behind on acc23 (which ties when every contender's calibrated ε ties all pairs);
-    each margin is said with its interval."""
-    lines, adopt = [], True
+    """"adopt" only when, in every held-out setting, the paired interval of the learned profile's τ gain over
+    chrF++ and over the spec composite excludes 0 (lies above it) and acc23 is not behind; otherwise "no
+    evidence of a gain" and the first reason. A point gain whose interval crosses 0 is not evidence: the
+    verdict printed "adopt" for en-de while every interval of the gain crossed 0 (issue 22). Each margin is
+    said with its interval, and an acc23 at the tie floor is said to be uninformative."""
+    lines, reasons = [], []
     for block in blocks:
         for other in (CHRF_PP, SPEC):
             if other not in block.diffs:
                 continue
             d = block.diffs[other]
-            adopt &= d["tau"].value > TOLERANCE and d["acc23"].value >= -TOLERANCE
-            lines.append(f"{block.name}, learned vs {other}: τ {_compared(d['tau'])}; acc23 {_compared(d['acc23'])}")
-    return {"adopt": adopt, "lines": lines}
+            tau, acc = d["tau"], d["acc23"]
+            floor = " (both at the tie floor: acc23 cannot tell them apart)" if (
+                block.rows[LEARNED].at_floor and block.rows[other].at_floor) else ""
+            lines.append(f"{block.name}, learned vs {other}: τ {_compared(tau)}; acc23 {_compared(acc)}{floor}")
+            if not tau.low > TOLERANCE:
+                reasons.append(f"{block.name}: the τ gain over {other} is {tau.value:+.4f} and its interval "
+                               f"[{tau.low:+.4f}, {tau.high:+.4f}] does not exclude 0")
+            elif acc.value < -TOLERANCE:
+                reasons.append(f"{block.name}: behind {other} on acc23 ({acc.value:+.4f})")
+    if not lines:
+        reasons.append("no held-out comparison with chrF++ or the spec composite")
+    adopt = not reasons
+    return {"adopt": adopt, "verdict": ADOPT if adopt else NO_GAIN, "reason": reasons[0] if reasons else None,
+            "lines": lines}
 
 
 def calibrate(m: Matrix, *, name: str, scale: str, s: Settings = Settings()) -> Report:
@@ -240,13 +258,13 @@ def report_dict(report: Report) -> dict[str, Any]:
     """The report as JSON-safe data (``--json``)."""
     def row(r: Row) -> dict[str, Any]:
         return {"tau": r.tau.as_dict(), "acc23": r.acc23.as_dict(), "acc23_epsilon": r.epsilon,
-                "spa": r.spa.as_dict() if r.spa else None}
+                "acc23_at_floor": r.at_floor, "spa": r.spa.as_dict() if r.spa else None}
 
     return {
         "mode": report.mode, "dataset": report.dataset, "scale": report.scale, "segments": report.n_segments,
         "items": report.n_items, "systems": report.n_systems, "candidates": report.candidates,
         "dropped": report.dropped, "profile": report.profile.card_block, "first_stage": report.first_stage,
-        "blocks": [{"name": b.name, "items": b.n_items, "segments": b.n_segments,
+        "blocks": [{"name": b.name, "items": b.n_items, "segments": b.n_segments, "acc23_floor": b.acc23_floor,
                     "rows": {k: row(r) for k, r in b.rows.items()},
                     "learned_minus": {k: {s: e.as_dict() for s, e in d.items()} for k, d in b.diffs.items()}}
                    for b in report.blocks],
