@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from data_paths import SPEC
-from mt_eval.scoring.composite import SPEC_RULE, composite, cost_adjusted, effective_weights, quality_tier
+from mt_eval.scoring.composite import (
+    FLOORED_FORMULA,
+    SPEC_RULE,
+    composite,
+    cost_adjusted,
+    effective_weights,
+    quality_tier,
+)
 from mt_eval.scoring.profiles import NORMALISATION, PROFILES
 
 # §4.3 of the Scoring Specification (000_6f8a5b337f178754.txt), copied verbatim into the repository.
@@ -76,9 +83,10 @@ def test_profiles_mirror_the_spec_text():
 
 
 def test_cost_adjusted_floored_denominator():
-    """docs/decisions.md §3: never above the composite; absent when the cost is zero or unknown."""
-    assert cost_adjusted(0.6, 0.00001) == pytest.approx(0.6)  # raw formula would give 41.8
-    assert cost_adjusted(0.6, 0.027603) == pytest.approx(0.6 / np.log2(1 + 27.603))
+    """docs/decisions.md §3 (the formula of cards without cost.cost_adjusted_formula): never above the
+    composite; absent when the cost is zero or unknown. The current formula: tests/scoring/test_cost_adjusted.py."""
+    assert cost_adjusted(0.6, 0.00001, FLOORED_FORMULA) == pytest.approx(0.6)  # raw formula would give 41.8
+    assert cost_adjusted(0.6, 0.027603, FLOORED_FORMULA) == pytest.approx(0.6 / np.log2(1 + 27.603))
     assert cost_adjusted(0.6, 0.0) is None
     assert cost_adjusted(0.6, None) is None
     assert cost_adjusted(None, 0.1) is None

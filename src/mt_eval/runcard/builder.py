@@ -21,7 +21,14 @@ from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_h
 from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
 from mt_eval.scoring.calibrated import active as active_profile
 from mt_eval.scoring.calibrated import register
-from mt_eval.scoring.composite import DEFAULT_RULE, composite, cost_adjusted, effective_weights, length_warnings
+from mt_eval.scoring.composite import (
+    COST_ADJUSTED_FORMULA,
+    DEFAULT_RULE,
+    composite,
+    cost_adjusted,
+    effective_weights,
+    length_warnings,
+)
 from mt_eval.scoring.economics import (
     MEASURED,
     REPLAY_PROVIDER,
@@ -196,6 +203,7 @@ def build_card(
     pricing = run.pricing if run.pricing is not None else pricing_block(translations, cfg.get("pricing"))
     cost = cost_block(usage, dataset.entries, money, paid_by, pricing if money == MEASURED else None)
     scores["cost_adjusted"] = cost_adjusted(scores["composite"], cost["cost_per_entry_usd"])
+    cost["cost_adjusted_formula"] = COST_ADJUSTED_FORMULA  # verify recomputes a card with its own formula
     timing = run.speed_status or speed_status(translations, identity.provider, identity.method_class.value)
     # unknown latencies are null on every entry, never the 0 a replayed file's translations carry
     latencies = [None if timing == UNKNOWN else t.latency_seconds for t in translations]

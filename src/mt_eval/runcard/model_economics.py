@@ -57,6 +57,8 @@ class Cost(_Open):
     """total_cost_usd per 1,000 prompt + completion tokens (null without tokens)."""
     cost_per_source_char: float | None = None
     """total_cost_usd per source character."""
+    cost_adjusted_formula: str | None = None
+    """The formula of ``scores.cost_adjusted`` (absent on older cards: the floored §6.3, decisions §3)."""
     source: str | None = None
     """Where the cost came from: "provider", "pricing-table", "cache" or a "+" mix (LLM runs), "local" (a local
     engine that spends nothing: a measured $0), "declared" (the submitter's figures)."""

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mt_eval.errors import UserError
-from mt_eval.scoring.composite import cost_adjusted
+from mt_eval.scoring.composite import COST_ADJUSTED_FORMULAS, FLOORED_FORMULA, cost_adjusted
 from mt_eval.scoring.economics import (
     COST_KEYS,
     DECLARED,
@@ -137,7 +137,12 @@ def _cost_figures(card: Mapping[str, Any], results: Sequence[Mapping[str, Any]],
     for key in ("total_cost_usd", "cost_per_entry_usd"):
         problems += _expect(f"totals.{key}", totals.get(key), cost.get(key))
     scores = _mapping(card.get("scores"))
-    fresh = cost_adjusted(scores.get("composite"), cost.get("cost_per_entry_usd"))
+    # a card names the formula it was scored with; one without was written with the floored one (decisions §3)
+    formula = cost.get("cost_adjusted_formula", FLOORED_FORMULA)
+    if formula not in COST_ADJUSTED_FORMULAS:
+        return [*problems, f"cost.cost_adjusted_formula: {formula!r} is none this harness knows "
+                           f"({'; '.join(COST_ADJUSTED_FORMULAS)})"]
+    fresh = cost_adjusted(scores.get("composite"), cost.get("cost_per_entry_usd"), formula)
     return problems + _expect("scores.cost_adjusted", scores.get("cost_adjusted"), fresh, 1e-12)
 
 

@@ -158,8 +158,22 @@ def tier_label(tier: str, reviewed: bool = False) -> str:
     return f"{tier} — awaiting review" if tier in REVIEW_GATED and not reviewed else tier
 
 
-def cost_adjusted(score: float | None, cost_per_entry_usd: float | None) -> float | None:
-    """§6.3 with the denominator floored at 1 (docs/decisions.md §3); None when cost is 0 or unknown."""
+# The cost-adjusted score's formulas, by the name a card records in ``cost.cost_adjusted_formula``. §6.3's
+# composite / log2(1 + 1000c) explodes below $0.001 per entry; the floor (decisions §3) made it the composite
+# there, where sentence MT with current models costs, so it ranked nothing. log2(2 + 1000c) is 1 at zero cost,
+# strictly decreasing, never above the composite, and within 5 % of §6.3 from $0.01 per entry up (decisions).
+COST_ADJUSTED_FORMULA = "composite / log2(2 + 1000 × cost_per_entry_usd)"
+FLOORED_FORMULA = "composite / max(1, log2(1 + 1000 × cost_per_entry_usd))"  # cards without a recorded formula
+COST_ADJUSTED_FORMULAS = {
+    COST_ADJUSTED_FORMULA: lambda c: float(np.log2(2 + c * 1000)),
+    FLOORED_FORMULA: lambda c: max(1.0, float(np.log2(1 + c * 1000))),
+}
+
+
+def cost_adjusted(score: float | None, cost_per_entry_usd: float | None,
+                  formula: str = COST_ADJUSTED_FORMULA) -> float | None:
+    """§6.3's secondary ranking under ``formula`` (a key of ``COST_ADJUSTED_FORMULAS``: the current one, or the
+    floored one an older card was written with); None when the cost is 0 or unknown."""
     if score is None or not cost_per_entry_usd:
         return None
-    return score / max(1.0, float(np.log2(1 + cost_per_entry_usd * 1000)))
+    return score / COST_ADJUSTED_FORMULAS[formula](cost_per_entry_usd)
