@@ -1,20 +1,17 @@
-"""Throughput: 1000 resamples over 10,000 entries for six metrics plus the composite.
+"""1000 resamples over 10,000 entries for six metrics plus the composite: every interval is well formed.
 
-The target is well under a second; the assertion is loose (shared CI machines are slow and noisy)
-and only catches a regression to per-resample Python loops or fancy indexing, which take
-seconds to minutes at this size. Run with ``-s`` to see the timings.
+The speed is measured, never asserted here (a wall-clock bound fails on a loaded machine and passes a
+regression on a fast one): ``benchmarks/bench_scoring.py`` times ``bootstrap_many`` and
+``benchmarks/bench_paired.py`` the paired tests, each as a ratio against sacrebleu in the same run.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
 from mt_eval.stats import bootstrap_many, paired_bootstrap_many
 
 N_ENTRIES = 10_000
-BUDGET_S = 3.0
 
 
 def chrf_like(sums: np.ndarray) -> np.ndarray:
@@ -74,22 +71,12 @@ def composite(v: dict[str, np.ndarray]) -> np.ndarray:
     return sum(w * norm[m] for m, w in weights.items()) / sum(weights.values())
 
 
-def test_bootstrap_many_is_fast() -> None:
-    stats = synthetic(0)
-    start = time.perf_counter()
-    cis = bootstrap_many(stats, AGGREGATES, composite, n_resamples=1000)
-    elapsed = time.perf_counter() - start
-    print(f"\nbootstrap_many: 6 metrics + composite, 1000 x {N_ENTRIES}: {elapsed:.3f} s")
+def test_bootstrap_many_at_scale() -> None:
+    cis = bootstrap_many(synthetic(0), AGGREGATES, composite, n_resamples=1000)
     assert len(cis) == 7
     assert all(ci.ci_lower <= ci.point <= ci.ci_upper for ci in cis.values())
-    assert elapsed < BUDGET_S
 
 
-def test_paired_bootstrap_many_is_fast() -> None:
-    stats_a, stats_b = synthetic(0), synthetic(1)
-    start = time.perf_counter()
-    results = paired_bootstrap_many(stats_a, stats_b, AGGREGATES, composite, n_resamples=1000)
-    elapsed = time.perf_counter() - start
-    print(f"\npaired_bootstrap_many: 2 systems x 6 metrics + composite: {elapsed:.3f} s")
+def test_paired_bootstrap_many_at_scale() -> None:
+    results = paired_bootstrap_many(synthetic(0), synthetic(1), AGGREGATES, composite, n_resamples=1000)
     assert len(results) == 7
-    assert elapsed < BUDGET_S
