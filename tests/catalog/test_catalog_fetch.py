@@ -137,7 +137,8 @@ def test_wmt21_through_sacrebleus_registry(upstream: Upstream, cache: Cache, opt
     assert [e["source"] for e in entries] == [clean(s) for s in ntrex_lines("eng", N)]
     assert [e["reference"] for e in entries] == [clean(r) for r in ntrex_lines("deu", N)]  # translator A
     assert not any("references" in e for e in entries)
-    assert load_corpus(fetched.path).info.language_pair == "en-de"
+    info = load_corpus(fetched.path).info
+    assert info.language_pair == "en-de" and info.model_extra["exposure"]["released"] == "2021-11"
 
 
 def test_americasnlp_and_tatoeba_formats(upstream: Upstream, cache: Cache, options: FetchOptions) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mt_eval.catalog.entries import FAMILIES, NTREX_RAW, Family
+from mt_eval.catalog.entries import FAMILIES, NTREX_RAW, Exposure, Family
 from mt_eval.errors import UserError
 from mt_eval.languages import normalize_code
 
@@ -40,6 +40,12 @@ class Plan:
     convert: Callable[[list[Path]], list[Segment]]
     md5: dict[str, str] = field(default_factory=dict)
     """Checksums an upstream registry pins (sacrebleu's md5 for WMT tarballs), checked besides sha256."""
+    exposure: Exposure | None = None
+    """This test set's own exposure where it differs from the family's (each WMT year has its own)."""
+
+    @property
+    def facts(self) -> Exposure:
+        return self.exposure or self.family.exposure
 
 
 def bcp47(code: str) -> str:
@@ -175,7 +181,19 @@ def plan_wmt(family: Family, dataset_id: str, args: list[str]) -> Plan:
                 if clean(src) and all(clean(r[n - 1]) for r in refs)]
 
     src, tgt = pair.split("-", 1)
-    return Plan(dataset_id, family, bcp47(src), bcp47(tgt), (url,), convert, md5)
+    return Plan(dataset_id, family, bcp47(src), bcp47(tgt), (url,), convert, md5, _wmt_exposure(name, family))
+
+
+# The month of each WMT conference, when its findings and references were published (sources were public
+# from the task's test week, a few months earlier); an unknown year counts from its January.
+_WMT_CONFERENCE = {"wmt21": "2021-11", "wmt22": "2022-12", "wmt23": "2023-12", "wmt24": "2024-11"}
+
+
+def _wmt_exposure(name: str, family: Family) -> Exposure:
+    year = re.match(r"wmt(\d\d)", name)
+    released = _WMT_CONFERENCE.get(name.split("/")[0]) or (f"20{year.group(1)}-01" if year else "unknown")
+    return Exposure(released=released, inclusion=family.exposure.inclusion, sources=family.exposure.sources,
+                    note=f"{name}: references public from the WMT conference month")
 
 
 _ANLP = "https://raw.githubusercontent.com/AmericasNLP/americasnlp2021/main"

@@ -108,10 +108,10 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
         version="sacrebleu registry", examples=("wmt:wmt21:en-de", "wmt:wmt22:en-de"),
         languages=("en", "de", "cs", "ru", "zh", "ja", "ha", "is", "fr", "bn", "hi", "xh", "zu"),
         exposure=Exposure(
-            released="2021-08",
+            released="per test set",
             inclusion=("later WMT tasks allow earlier test sets as development or training data",),
             sources=("https://www.statmt.org/wmt22/translation-task.html",),
-            note="release month is WMT21's; a later test set carries its own year")),
+            note="each test set's month is its WMT conference's (wmt21: 2021-11)")),
     Family(
         name="americasnlp2021", title="AmericasNLP 2021 shared task: Spanish to 10 Indigenous languages",
         usage="americasnlp2021:SPLIT:es-TGT (SPLIT: dev|test; TGT: aym bzd cni gn hch nah oto quy shp tar)",

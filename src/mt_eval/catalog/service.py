@@ -76,7 +76,7 @@ def _document(the_plan: Plan, segments: list[Segment], files: list[dict[str, str
         "license": family.licence, "provenance": ["corpus"],
         "upstream": {"family": family.name, "title": family.title, "homepage": family.homepage,
                      "version": family.version, "citation": family.citation, "files": files},
-        "exposure": family.exposure.as_dict(),
+        "exposure": the_plan.facts.as_dict(),
     }
     entries = [{"id": s.id, "source": s.source, "reference": s.references[0],
                 **({"references": list(s.references)} if len(s.references) > 1 else {})} for s in segments]

@@ -16,6 +16,7 @@ from mt_eval.cli import (
     accounts,
     calibrate,
     cards,
+    catalog,
     compare,
     datasets,
     governance,
@@ -72,6 +73,7 @@ app.command("report")(cards.report)
 app.command("compare", help=compare.HELP)(compare.compare_command)
 app.command("languages")(languages.languages)
 app.add_typer(datasets.dataset_app, name="dataset")
+app.add_typer(catalog.catalog_app, name="datasets")
 app.command("publish")(store.publish)
 app.command("leaderboard")(store.leaderboard)
 app.command("export")(store.export)

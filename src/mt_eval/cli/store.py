@@ -30,11 +30,11 @@ SupersededOpt = Annotated[bool, opt("Also the cards a rescore replaced (listed b
 
 
 def _filters(dataset: str | None, method_class: str | None, tier: str | None, verification: str | None,
-             include_superseded: bool = False) -> Filters:
+             include_superseded: bool = False, clean_only: bool = False) -> Filters:
     from mt_eval.store.query import Filters
 
     return Filters(dataset=dataset, method_class=method_class, tier=tier, verification=verification,
-                   include_superseded=include_superseded)
+                   include_superseded=include_superseded, clean_only=clean_only)
 
 
 def publish(
@@ -84,6 +84,9 @@ def leaderboard(
     limit: Annotated[int, opt("Rank the top N cards of each dataset by its ranking key.", "--limit")] = 50,
     as_json: Annotated[bool, opt("Print the rows as JSON, best first.", "--json")] = False,
     include_superseded: SupersededOpt = False,
+    clean_only: Annotated[bool, opt("Only methods whose declared training cut-off predates their test set's "
+                                    "public release (catalogue test sets; unknown is never clean).",
+                                    "--clean-only")] = False,
 ) -> None:
     """Published cards ranked as significance clusters ("1–3") by each dataset's ranking key.
 
@@ -100,8 +103,8 @@ def leaderboard(
     from mt_eval.store.board import leaderboard as board
 
     with open_store(db, must_exist=True) as store:
-        boards = board(store, _filters(dataset, method_class, tier, verification, include_superseded), sort=sort,
-                       limit=limit)
+        boards = board(store, _filters(dataset, method_class, tier, verification, include_superseded, clean_only),
+                       sort=sort, limit=limit)
     if as_json:
         typer.echo(boards_json(boards))
     else:

@@ -116,6 +116,9 @@ class DatasetInfo(BaseModel):
     created: str | None = None
     license: str | None = None
     provenance: list[str] = Field(default_factory=list)
+    exposure: dict[str, Any] | None = None
+    """What is known about the test set's public exposure (``catalog.Exposure``: release month, known
+    training-set inclusion, sources); a card records it and the store filters on it (decisions §55)."""
 
 
 class Dataset(BaseModel):

@@ -34,7 +34,7 @@ def dataset_from_card(card: Mapping[str, Any]) -> Dataset:
         for r in card["results"]
     ]
     info = DatasetInfo(id=ds["id"], version=ds.get("version", "1.0"), source_language=ds["source_language"],
-                       target_language=ds["target_language"])
+                       target_language=ds["target_language"], exposure=ds.get("exposure"))
     return Dataset(info=info, entries=entries, sha256=ds["sha256"])
 
 

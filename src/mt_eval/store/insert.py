@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from mt_eval.catalog.cutoffs import release_month, training_cutoff
 from mt_eval.corpus.models import is_secret
 from mt_eval.runcard.signing import SignatureCheck
 from mt_eval.runcard.statistics import sha256_bytes
@@ -86,6 +87,7 @@ def insert_card(
         quality_tier=str(scores.get("quality_tier", "")), verification_tier=verification_tier, submitter=submitter,
         published_at=published_at or datetime.now(UTC), card=dict(card),
         **ranked_figures(card),  # cost_adjusted, cost_per_entry, avg_latency: measured only (scoring/economics.py)
+        training_cutoff=training_cutoff(card), test_released=release_month(card),  # catalog/cutoffs.py
     )  # fmt: skip
     for metric, info in (card.get("metrics") or {}).items():
         value = _number(scores.get(metric))

@@ -78,6 +78,9 @@ class Card(Base):
     published_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     cost_per_entry: Mapped[float | None] = mapped_column(Float, index=True)
     avg_latency: Mapped[float | None] = mapped_column(Float, index=True)
+    # Contamination facts, YYYY-MM or null (migration 0010, catalog/cutoffs.py): leaderboard --clean-only.
+    training_cutoff: Mapped[str | None] = mapped_column(String(7))
+    test_released: Mapped[str | None] = mapped_column(String(7))
     card: Mapped[dict[str, object]] = mapped_column(JSONType)
 
     dataset: Mapped[Dataset] = relationship()

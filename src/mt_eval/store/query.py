@@ -48,6 +48,9 @@ class Filters:
     verification: str | None = None
     include_superseded: bool = False
     """Also the cards a rescore replaced (by default only the newest card of each lineage)."""
+    clean_only: bool = False
+    """Only cards whose method's declared training cut-off predates the month their test set became public
+    (both known: an undeclared cut-off or an unknown release never counts as clean; decisions §55)."""
 
 
 @dataclass
@@ -137,6 +140,9 @@ def card_conditions(filters: Filters, dataset_pks: Sequence[int] | None = None) 
             conditions.append(Card.quality_tier == filters.tier)
     if filters.verification:
         conditions.append(Card.verification_tier == filters.verification)
+    if filters.clean_only:  # YYYY-MM strings order as the months they name
+        conditions.append(and_(Card.training_cutoff.is_not(None), Card.test_released.is_not(None),
+                               Card.training_cutoff < Card.test_released))
     return conditions
 
 

@@ -95,9 +95,12 @@ def with_registered_texts(card: Mapping[str, Any], registered: RegisteredCorpus)
                         "difficulty": e.difficulty, "provenance": e.provenance.value, "segment": e.segment.value,
                         "register": e.register.value if e.register else None, "variants": list(e.variants),
                         "morphological_analysis": e.morphological_analysis})  # fmt: skip
-    dataset = {**card["dataset"], "id": info.id, "version": info.version, "language_pair": info.language_pair,
+    dataset = {**{k: v for k, v in card["dataset"].items() if k != "exposure"}, "id": info.id,
+               "version": info.version, "language_pair": info.language_pair,
                "source_language": info.source_language, "target_language": info.target_language,
                "sha256": registered.dataset.sha256}  # fmt: skip
+    if info.exposure:  # the test set's exposure is the registered one: a card claiming a later release (to pass
+        dataset["exposure"] = info.exposure  # leaderboard --clean-only) is rebuilt with the true one
     # the glossary terminology_adherence (weighted in the composite) reads is the submitter's own file, and a
     # registered dataset carries none: rescored without it, the metric is null rather than self-awarded
     return {**card, "dataset": dataset, "results": results, "terminology": None}
