@@ -122,7 +122,8 @@ TASKS = {
     "output mixes English words into the target language": "code_switching_rate",
     "comparable with published WMT results": "bleu",
     "how much post-editing effort is needed": "ter",
-    "outputs are too short, content missing": "length_ratio",
+    # omission_rate flags exactly this per entry (length_ratio, the corpus ratio, answered it before it existed)
+    "outputs are too short, content missing": "omission_rate",
 }
 
 

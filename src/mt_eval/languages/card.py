@@ -53,6 +53,12 @@ class LanguageCard:
     aliases: tuple[str, ...] = ()
     path: str | None = None
     analyser_skipped: str | None = None  # the analyser a ``--skip-analyser`` run did not use
+    # critical-error checks (metrics/critical.py): number words and their values, negation cues (whole words,
+    # word prefixes such as French "n'", suffixes such as English "n't"); no cues: negation is not checked
+    number_words: tuple[tuple[str, int], ...] = ()
+    negation_cues: tuple[str, ...] = ()
+    negation_prefixes: tuple[str, ...] = ()
+    negation_suffixes: tuple[str, ...] = ()
 
     @property
     def profile(self) -> str:
@@ -149,7 +155,26 @@ def parse_card(path: Path) -> LanguageCard:
         wordlist_install=_optional_str(path, data, "wordlist_install"),
         aliases=tuple(a.lower() for a in _str_list(path, data, "aliases")),
         path=str(path),
+        **_critical_fields(path, data),
     )
+
+
+def _critical_fields(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """``number_words`` ({word: value}) and ``negation`` ({cues, prefixes, suffixes}), validated."""
+    numbers = data.get("number_words") or {}
+    if not isinstance(numbers, dict) or not all(
+        isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+        for k, v in numbers.items()
+    ):
+        raise _fail(path, "number_words", "must map words to non-negative integers")
+    negation = data.get("negation") or {}
+    if not isinstance(negation, dict) or set(negation) - {"cues", "prefixes", "suffixes"}:
+        raise _fail(path, "negation", "must be an object with keys from ['cues', 'prefixes', 'suffixes']")
+    return {
+        "number_words": tuple(sorted((k.casefold(), v) for k, v in numbers.items())),
+        **{f"negation_{key}": tuple(v.casefold() for v in _str_list(path, negation, key))
+           for key in ("cues", "prefixes", "suffixes")},
+    }
 
 
 def card_dirs() -> list[Path]:

@@ -23,6 +23,7 @@ from mt_eval.metrics.base import Level, Metric, MetricBase, MetricContext, Statu
 from mt_eval.metrics.behavioral import CodeSwitching, Consistency, EquivalentMatch, TerminologyAdherence
 from mt_eval.metrics.comet import CometScore
 from mt_eval.metrics.compliance import ComplianceIndex, ComplianceIndexRepaired, RepairEffectiveness
+from mt_eval.metrics.critical import METRICS as CRITICAL_METRICS
 from mt_eval.metrics.hallucination import HallucinationRate
 from mt_eval.metrics.rates import ExactMatch, LengthRatio
 from mt_eval.metrics.sacre import Bleu, ChrF, ChrFPlusPlus, Ter
@@ -49,6 +50,7 @@ _BUILTINS: dict[str, Factory] = {
     "compliance_index": ComplianceIndex,
     "compliance_index_repaired": ComplianceIndexRepaired,
     "repair_effectiveness": RepairEffectiveness,
+    **{m.id: m for m in CRITICAL_METRICS},  # critical_error_rate and one rate per check (metrics/critical.py)
 }
 
 # Metrics that run only when a run asks for them, built from that run's configuration: ``semantic_score``

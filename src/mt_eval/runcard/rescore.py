@@ -16,6 +16,7 @@ from mt_eval.methods.base import Translation
 from mt_eval.metrics.comet import CometConfig, CometScore
 from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.opt_in import OptInMetric
+from mt_eval.metrics.registry import OPT_IN, available_metrics
 from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.runcard.judges import card_judges, require_judges
 from mt_eval.scoring.pipeline import score_outputs
@@ -107,6 +108,10 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
     source = language_card(card["dataset"]["source_language"])
     recorded = {k: v.get("signature") for k, v in (card.get("metrics") or {}).items()}
+    if only is None and recorded:  # the card keeps the metrics it was sealed with, in the harness's order: a metric
+        # added to the harness since (critical_error_rate…) is not scored on it, so its sealed numbers still verify
+        only = [*(m for m in available_metrics() if m in recorded),
+                *(m for m in recorded if m not in available_metrics() and (m in OPT_IN or m in card_judges(card)))]
     # semantic_score is recomputed with the card's backend and model, which must be available here (or every
     # vector cached): otherwise a UserError says so, and verify reports the card as not rescorable
     table, _ = score_outputs(dataset, translations, target_card(card), source, only=only, terminology=terms,

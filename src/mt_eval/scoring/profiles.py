@@ -101,4 +101,6 @@ SCORE_KEYS: tuple[str, ...] = (
     "compliance_index",
     "compliance_index_repaired",
     "repair_effectiveness",
+    "critical_error_rate", "number_error_rate", "entity_error_rate", "negation_error_rate", "addition_rate",
+    "omission_rate",
 )
