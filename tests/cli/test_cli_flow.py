@@ -63,8 +63,9 @@ def test_verify_and_show(pair):
     assert ok.exit_code == 0 and "OK" in ok.output
     shown = runner.invoke(app, ["show", str(path), "--worst", "3"])
     assert shown.exit_code == 0
-    for text in ("Scores", "by difficulty", "Worst 3 entries", "cost: unknown", "not measured"):
+    for text in ("Scores", "Worst 3 entries", "cost: unknown", "not measured"):
         assert text in shown.output
+    assert "by difficulty" not in shown.output  # plain text carries no difficulty: no one-group table
     assert "Cost" not in shown.output and "entries_per_minute" not in shown.output  # a replayed file: no usage
     card["scores"]["bleu"] += 0.5
     bad = pair["dir"] / "tampered.json"

@@ -202,12 +202,11 @@ def test_public_breakdowns_only_when_declared_and_every_group_is_large_enough() 
     card = score(dataset, bundle, translations, SandboxReport(outcomes={e.id: "ok" for e in dataset.entries}),
                  TINY, "test")
     sizes = {k: sorted(g["total"] for g in v.values()) for k, v in card["scores"].items() if k.startswith("by_")}
-    assert sizes["by_difficulty"] == [4, 6, 8, 12] and sizes["by_provenance"] == [30]
+    # by_provenance's one group would be the whole run again: the card leaves it out (decisions: breakdowns)
+    assert sizes["by_difficulty"] == [4, 6, 8, 12] and "by_provenance" not in sizes
     schema = ReleaseSchema(("by_difficulty", "by_provenance"))
     document = result_document("ok", card, {}, 30, BLOCK, schema)
-    assert set(document["breakdowns"]) == {"by_provenance"}  # by_difficulty has small groups: withheld whole
-    group = document["breakdowns"]["by_provenance"]["corpus"]
-    assert group == {"entries": 30, "composite": quantise(card["scores"]["composite"], 0.05, 1.0)}
+    assert document["breakdowns"] == {}  # by_difficulty has small groups: withheld whole
     block = {k: BLOCK[k] for k in ("bundle_sha256", "sandbox", "egress", "terms_version", "organisation")}
     published = public_card(card, block, release=schema)["scores"]
-    assert "by_difficulty" not in published and published["by_provenance"]["corpus"]["composite"] == group["composite"]
+    assert "by_difficulty" not in published and "by_provenance" not in published

@@ -7,6 +7,7 @@ interval comes from ``composite`` itself applied to each resample's metric value
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -50,13 +51,14 @@ GROUPS_WITH_INTERVALS = ("by_difficulty", "by_provenance")
 
 
 def scores_with_intervals(table: MetricTable, profile: str, config: BootstrapConfig,
-                          rule: str = DEFAULT_RULE) -> dict[str, Any]:
-    """The whole ``scores`` quality block: values, counts, composite, tier, breakdowns and CIs."""
+                          rule: str = DEFAULT_RULE, keep: Collection[str] = ()) -> dict[str, Any]:
+    """The whole ``scores`` quality block: values, counts, composite, tier, breakdowns (those the entries
+    carry, and ``keep``: ``scores.breakdowns``) and CIs."""
     scores = group_scores(table, profile, rule=rule)
-    scores.update(breakdowns(table, profile, rule))
+    scores.update(breakdowns(table, profile, rule, keep))
     whole = confidence_intervals(table, profile, config, rule=rule)
     scores["confidence_intervals"] = whole
-    for name in GROUPS_WITH_INTERVALS:
+    for name in (n for n in GROUPS_WITH_INTERVALS if n in scores):
         for key, rows in group_rows(table, name).items():
             # a group holding every entry (a corpus without difficulty or provenance annotations) has
             # exactly the whole run's intervals: same rows, same seed, same resamples

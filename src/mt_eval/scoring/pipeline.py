@@ -7,7 +7,7 @@ and its comparison can never come from different code.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -76,7 +76,7 @@ def source_warnings(dataset: Dataset, target: LanguageCard, source: LanguageCard
 
 
 def quality_scores(table: MetricTable, profile: str, bootstrap: BootstrapConfig,
-                   rule: str = DEFAULT_RULE) -> dict[str, Any]:
-    """The card's ``scores`` quality block: values, counts, composite (under ``rule``), tier, breakdowns,
-    intervals."""
-    return scores_with_intervals(table, profile, bootstrap, rule)
+                   rule: str = DEFAULT_RULE, keep: Collection[str] = ()) -> dict[str, Any]:
+    """The card's ``scores`` quality block: values, counts, composite (under ``rule``), tier, breakdowns
+    (those the entries carry; ``keep``: also these, whatever their groups), intervals."""
+    return scores_with_intervals(table, profile, bootstrap, rule, keep)

@@ -6,7 +6,7 @@ provenance, register, segment) is the same aggregate over a subset of the same r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,8 +98,15 @@ def group_rows(table: MetricTable, name: str) -> dict[str, np.ndarray]:
     return {k: np.asarray(idx) for k, idx in sorted(groups.items())}
 
 
-def breakdowns(table: MetricTable, profile: str, rule: str = DEFAULT_RULE) -> dict[str, dict[str, dict[str, Any]]]:
-    return {
-        name: {k: group_scores(table, profile, rows, rule) for k, rows in group_rows(table, name).items()}
-        for name in BREAKDOWNS
-    }
+def breakdowns(table: MetricTable, profile: str, rule: str = DEFAULT_RULE,
+               keep: Collection[str] = ()) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each breakdown the run's entries carry: one whose entries all fall in one group is left out, since
+    that group is the whole run again (plain-text input gives every entry the schema's defaults, difficulty 3,
+    development, corpus, no register, and a one-row table presented them as a finding). ``keep``: breakdowns
+    built whatever their groups (``verify`` rebuilding a card written before, which carries one-group ones)."""
+    out = {}
+    for name in BREAKDOWNS:
+        groups = group_rows(table, name)
+        if len(groups) > 1 or name in keep:
+            out[name] = {k: group_scores(table, profile, rows, rule) for k, rows in groups.items()}
+    return out
