@@ -14,7 +14,7 @@ from pathlib import Path
 
 from llm_common import FakeOpenAI, Fault, Translator, dataset, llm, run, translate_text
 
-from mt_eval.engine.cache import ResponseCache
+from mt_eval.providers.cache import ResponseCache
 
 N, C, LATENCY, TIMEOUT = 500, 16, 0.02, 0.5
 

@@ -23,7 +23,7 @@ from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from mt_eval.engine.cache import DEFAULT_CACHE
+from mt_eval.providers.cache import DEFAULT_CACHE
 from mt_eval.engine.journal import DEFAULT_RUNS_DIR as API_RUNS_DIR
 from mt_eval.errors import CorpusError, UserError
 from mt_eval.methods.llm import LLMSettings

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from mt_eval.cli.common import JsonOpt, opt, out, sub_app
-from mt_eval.engine.cache import DEFAULT_CACHE
+from mt_eval.providers.cache import DEFAULT_CACHE
 
 metrics_app = sub_app("metrics", "The metric bank: one metric card per metric (what it measures, when not to use it).")
 

@@ -95,9 +95,9 @@ def reproduce(
 
     Example: mt-eval reproduce 3fa2c1d09b7e --db board.db --corpus examples/ntrex128-eng-spa.json
     """
+    from mt_eval.api.reproduce import reproduce as rerun
     from mt_eval.render.progress import RunProgress
     from mt_eval.render.reproduce import render_reproduction
-    from mt_eval.runcard.reproduce import reproduce as rerun
     from mt_eval.store.reproduce import card_to_reproduce, record
 
     if concurrency is not None and concurrency < 1:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mt_eval.engine.cache import DEFAULT_CACHE, ResponseCache, cache_key
+from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache, cache_key
 from mt_eval.errors import UserError
 from mt_eval.methods import prompts
 from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation, TranslationRequest, Usage

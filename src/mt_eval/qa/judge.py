@@ -4,7 +4,7 @@ The prompt is the spec's, verbatim, plus one closing line asking for the JSON th
 judge returns (``{"score": …, "explanation": …}``) — without it a model answers in prose. Several
 acceptable gold answers are shown together, separated by `` | ``.
 
-Replies are kept in the harness's one LLM response cache (``engine/cache.py``, the same SQLite
+Replies are kept in the harness's one LLM response cache (``providers/cache.py``, the same SQLite
 store the LLM methods use), keyed on the whole request — provider, base URL, model, prompt,
 temperature, max tokens — so re-running an evaluation, or judging an identical answer from another
 system, costs nothing. Only a reply that parsed into a judgment is stored: a failed or unparsable
@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mt_eval.engine.cache import ResponseCache, cache_key
+from mt_eval.providers.cache import ResponseCache, cache_key
 from mt_eval.providers.openai_compat import ChatRequest, ChatUsage, OpenAICompatClient
 
 PROMPT_TEMPLATE = """

@@ -152,7 +152,7 @@ def method_from_card(card: Mapping[str, Any], full: Any, *, base_url: str | None
                     "reproduce it with mt-eval run and compare the cards")
 
 
-def _dataset(card: Mapping[str, Any], corpus: Path) -> tuple[Any, Any, dict[str, Any]]:
+def card_dataset(card: Mapping[str, Any], corpus: Path) -> tuple[Any, Any, dict[str, Any]]:
     """(full corpus, the card's selection of it, the selection), checked against the card's hashes."""
     from mt_eval.corpus import load_corpus, select_entries
     from mt_eval.runcard.seal import entry_ids_sha256
@@ -188,24 +188,3 @@ class Reproduction:
         """What the store records: every check, and which ones differ."""
         return {"tolerance": TOLERANCE, "checks": [c.as_dict() for c in self.checks],
                 "differing": [c.metric for c in self.checks if not c.within]}  # fmt: skip
-
-
-def reproduce(card: Mapping[str, Any], corpus: Path, *, runs_dir: Path, out: Path | None = None,
-              base_url: str | None = None, api_key_env: str | None = None, concurrency: int | None = None,
-              progress: Any = None) -> Reproduction:
-    """Re-run ``card``'s method on ``corpus`` (the card's entries), write the new card, compare."""
-    import json
-
-    from mt_eval.api.runs import evaluate_card
-
-    full, chosen, selection = _dataset(card, corpus)
-    method = method_from_card(card, full, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
-    terminology = None
-    if card.get("terminology"):  # the card carries the terms it was scored with: score the re-run with them
-        terminology = runs_dir / f"terminology-{str(card['run_card_hash'])[:12]}.json"
-        terminology.parent.mkdir(parents=True, exist_ok=True)
-        terminology.write_text(json.dumps(card["terminology"], ensure_ascii=False), encoding="utf-8")
-    new, path = evaluate_card(chosen, method, condition=str(card["condition"]), runs_dir=runs_dir, out=out,
-                              selection=selection, progress=progress, bootstrap=bootstrap_of(card),
-                              skip_analyser=bool(card.get("analyser_skipped")), terminology=terminology)
-    return Reproduction(str(card["run_card_hash"]), new, path, compare_cards(card, new))

@@ -9,23 +9,16 @@ ensure_ascii=False)`` of the card with ``run_card_hash`` set to ``""``, UTF-8, S
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+from mt_eval.hashing import canonical_json, sha256_text  # here since before mt_eval.hashing: importers keep them
 
 
 def entry_ids_sha256(ids: Sequence[int]) -> str:
     """The card's ``dataset.entry_ids_sha256``: which entries, in which order, the run scored."""
     return sha256_text(",".join(str(i) for i in ids))
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def fingerprint_hash(components: Mapping[str, Any]) -> str:

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
+from mt_eval.hashing import canonical_json, sha256_text
 from mt_eval.metrics.judges.cards import is_judge_id
-from mt_eval.runcard.seal import canonical_json, sha256_text
 from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES
 
 FORMAT = "mt-eval-profile/1"

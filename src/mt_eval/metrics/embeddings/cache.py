@@ -7,7 +7,7 @@ so it is stored once under that key and read back bit for bit (float32 blob). Th
 not stored, only its hash: the cache may sit beside secret segments' vectors without holding
 their text.
 
-WAL mode with ``synchronous=NORMAL`` as the LLM response cache (``engine/cache.py``): a crash can
+WAL mode with ``synchronous=NORMAL`` as the LLM response cache (``providers/cache.py``): a crash can
 lose the last vectors written, which only means they are computed again.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mt_eval.engine.cache import open_sqlite_cache
+from mt_eval.providers.cache import open_sqlite_cache
 
 DEFAULT_EMBEDDING_CACHE = ".mt-eval-cache/embeddings.sqlite"
 _BATCH = 500  # SQLite's default limit on bound parameters is 999 (older builds); stay well under it

@@ -185,7 +185,7 @@ def judge_metrics(paths: Iterable[str | Path], *, cache_path: str | None = None,
     remote, so the scoring pipeline refuses it on secret segments. ``base_url`` overrides the cards'
     endpoint (the same model served elsewhere); ``cache_path`` the response cache (default: the harness's).
     """
-    from mt_eval.engine.cache import DEFAULT_CACHE
+    from mt_eval.providers.cache import DEFAULT_CACHE
 
     metrics: dict[str, JudgeMetric] = {}
     for path in card_paths(paths):

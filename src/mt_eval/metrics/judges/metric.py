@@ -7,7 +7,7 @@ on the same scale as the other rates and can be z-scored beside them by ``calibr
 
 Statistics per entry are (score, judged, malformed): the corpus value is Σscore / Σjudged, so an entry
 whose answer could not be read counts in ``malformed`` and in no mean (it is not guessed as 0 or 1).
-Replies go through the harness's one response cache (``engine/cache.py``), keyed on the whole request,
+Replies go through the harness's one response cache (``providers/cache.py``), keyed on the whole request,
 at temperature 0: re-scoring the same outputs sends nothing. A failed provider call (retries exhausted,
 a refused key) stops the run with one line (``ProviderError``); an unreadable answer never does.
 """
@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from mt_eval.engine.cache import DEFAULT_CACHE, ResponseCache, cache_key
+from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache, cache_key
 from mt_eval.metrics.base import MetricContext, Status
 from mt_eval.metrics.rates import RatioMetric
 from mt_eval.providers.openai_compat import ChatRequest, OpenAICompatClient, RetryPolicy, resolve_endpoint
