@@ -65,7 +65,7 @@ def wmt21_xml(src: list[str], ref_a: list[str], ref_b: list[str]) -> bytes:
         doc = ET.SubElement(collection, "doc", id=f"doc{start // per_doc}", origlang="en")
         for tag, lines, extra in (("src", src, {"lang": "en"}), ("ref", ref_a, {"lang": "de", "translator": "A"}),
                                   ("ref", ref_b, {"lang": "de", "translator": "B"})):
-            p = ET.SubElement(ET.SubElement(doc, tag, **extra), "p")
+            p = ET.SubElement(ET.SubElement(doc, tag, extra), "p")
             for i, line in enumerate(lines[start:start + per_doc], start=1):
                 ET.SubElement(p, "seg", id=str(i)).text = line
     return ET.tostring(dataset, encoding="utf-8", xml_declaration=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sacrebleu
@@ -50,7 +51,7 @@ def test_fetch_shows_terms_then_accepts_once(env: Path, upstream: Upstream) -> N
     assert code == 2 and "--offline refuses to download" in text
 
 
-def _card(out: Path) -> dict[str, object]:
+def _card(out: Path) -> dict[str, Any]:
     return json.loads(out.read_text(encoding="utf-8"))
 
 

@@ -55,6 +55,7 @@ def _score(tmp: Path, name: str, drop_every: int) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_leaderboard_clean_only(env: Path, upstream: Upstream, tmp_path: Path) -> None:
     _ok("datasets", "fetch", "ntrex128:eng-spa", "--accept-licence")
     # gpt-3.5-turbo: declared cut-off 2021-09, before NTREX's 2022-10 release: clean. gpt-4o-mini (2023-10):

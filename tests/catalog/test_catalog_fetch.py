@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from catalog_upstream import ANLP_PATH, FLORES_PATH, NTREX_PATH, TATOEBA_PATH, WMT_PATH, N, Upstream, md5, ntrex_lines
@@ -16,7 +17,7 @@ from mt_eval.corpus import load_corpus
 from mt_eval.errors import UserError
 
 
-def _entries(path: Path) -> list[dict[str, object]]:
+def _entries(path: Path) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8"))["entries"]
 
 
@@ -32,9 +33,9 @@ def test_ntrex_equals_upstream_files_and_pins_their_sha256(upstream: Upstream, c
     dataset = load_corpus(fetched.path)
     assert (dataset.info.id, dataset.info.source_language, dataset.info.target_language) == \
         ("ntrex128:eng-spa", "en", "es")
-    files = dataset.info.model_extra["upstream"]["files"]
+    files = (dataset.info.model_extra or {})["upstream"]["files"]
     assert files[1]["sha256"] == "0ad8129e5ce0bea86ba7e0ea0db0504d6626b8a4d2a7cf4c44b7791c70e99b84"
-    assert dataset.info.model_extra["exposure"]["released"] == "2022-10"
+    assert dataset.info.exposure is not None and dataset.info.exposure["released"] == "2022-10"
     assert fetched.downloaded == 2
     again = fetch_corpus("ntrex128:eng-spa", cache=cache, options=FetchOptions(offline=True))
     assert again.downloaded == 0 and again.path.read_bytes() == fetched.path.read_bytes()
@@ -138,7 +139,7 @@ def test_wmt21_through_sacrebleus_registry(upstream: Upstream, cache: Cache, opt
     assert [e["reference"] for e in entries] == [clean(r) for r in ntrex_lines("deu", N)]  # translator A
     assert not any("references" in e for e in entries)
     info = load_corpus(fetched.path).info
-    assert info.language_pair == "en-de" and info.model_extra["exposure"]["released"] == "2021-11"
+    assert info.language_pair == "en-de" and info.exposure is not None and info.exposure["released"] == "2021-11"
 
 
 def test_americasnlp_and_tatoeba_formats(upstream: Upstream, cache: Cache, options: FetchOptions) -> None:
