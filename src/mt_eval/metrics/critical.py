@@ -17,7 +17,7 @@ per-entry values flag.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,10 +152,12 @@ class FlaggedEntry:
         return "; ".join(f"{flag}: {' '.join(tokens)}" for flag, tokens in self.flags.items())
 
 
-def worst_entries(card: Mapping[str, Any], limit: int = 10) -> tuple[int, list[FlaggedEntry]]:
+def worst_entries(card: Mapping[str, Any], limit: int = 10,
+                  keep: Callable[[Mapping[str, Any]], bool] | None = None) -> tuple[int, list[FlaggedEntry]]:
     """(flagged entries, the ``limit`` with most flags first) from a card's ``results[]``: the entries its
-    sealed per-entry ``critical_error_rate`` flags, their tokens recomputed with the card's languages."""
-    results = card.get("results") or []
+    sealed per-entry ``critical_error_rate`` flags, their tokens recomputed with the card's languages.
+    ``keep``: which results may be counted and shown (the web: none of the secret segments)."""
+    results = [r for r in card.get("results") or [] if isinstance(r, Mapping) and (keep is None or keep(r))]
     flagged = [r for r in results if (r.get("metrics") or {}).get(PARENT)]
     if not flagged:
         return 0, []
@@ -170,3 +172,35 @@ def worst_entries(card: Mapping[str, Any], limit: int = 10) -> tuple[int, list[F
         rows.append(FlaggedEntry(str(r.get("entry_id")), found.offending(), output))
     rows.sort(key=lambda e: -len(e.flags))  # stable: ties keep the corpus order
     return len(flagged), rows[:limit]
+
+
+def critical_summary(card: Mapping[str, Any]) -> str | None:
+    """One line: each rate with its interval, a check the pair cannot run said as 'not checked'; None when the
+    card predates the critical-error metrics."""
+    if PARENT not in (card.get("metrics") or {}):
+        return None
+    scores = card.get("scores") or {}
+    cis = scores.get("confidence_intervals") or {}
+    parts = []
+    for key in (PARENT, *FLAG_METRICS):
+        value, ci = scores.get(key), cis.get(key)
+        name = key.removesuffix("_rate").replace("_", " ")
+        if not isinstance(value, int | float):
+            parts.append(f"{name}: not checked")
+        else:
+            interval = f" [{ci['ci_lower']:.3f}, {ci['ci_upper']:.3f}]" if isinstance(ci, Mapping) else ""
+            parts.append(f"{name} {value:.3f}{interval}")
+    return "; ".join(parts)
+
+
+def critical_view(card: Mapping[str, Any], limit: int = 20,
+                  keep: Callable[[Mapping[str, Any]], bool] | None = None) -> dict[str, Any] | None:
+    """What the web run page and its API show: the summary line, how many of the kept entries are flagged, and
+    the worst of them (id, flags with tokens, output); None for a card scored before the metrics."""
+    summary = critical_summary(card)
+    if summary is None:
+        return None
+    count, worst = worst_entries(card, limit, keep)
+    shown = sum(1 for r in card.get("results") or [] if isinstance(r, Mapping) and (keep is None or keep(r)))
+    return {"summary": summary, "flagged": count, "of": shown,
+            "worst": [{"entry_id": w.entry_id, "flags": w.flags, "predicted": w.predicted} for w in worst]}

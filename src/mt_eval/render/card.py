@@ -17,6 +17,7 @@ from rich.table import Table
 
 from mt_eval.errors import UserError
 from mt_eval.render.card_data import entry_fst_rate, fst_label, neutral, usage_blocks
+from mt_eval.render.critical import CRITICAL_KEYS, critical_table
 from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
 
@@ -27,7 +28,8 @@ TIER_STYLE = {
 SHOWN = ("chrf_plus_plus", "chrf", "bleu", "ter", "exact_match_rate", "length_ratio",
          "equivalent_match_rate", "fst_acceptance_rate", "morphological_accuracy", "orthographic_accuracy",
          "semantic_score", "code_switching_rate", "hallucination_rate", "terminology_adherence",
-         "consistency_score", "compliance_index", "compliance_index_repaired", "repair_effectiveness")
+         "consistency_score", "compliance_index", "compliance_index_repaired", "repair_effectiveness",
+         *CRITICAL_KEYS)
 
 
 def _t(value: Any) -> str:
@@ -193,6 +195,8 @@ def print_card(card: dict[str, Any], console: Console, *, worst: int = 5, proble
             console.print(f"[dim]{_t(note)}[/dim]", highlight=False)
     if worst > 0 and "worst" in ok:
         console.print(_worst_table(card, worst))
+        if (critical := critical_table(card, worst)) is not None:  # flagged entries with their offending tokens
+            console.print(critical)
     if "warnings" in ok:
         for w in card.get("warnings", []):
             console.print(f"[yellow]warning:[/yellow] {_t(w)}", highlight=False)

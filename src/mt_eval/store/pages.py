@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from mt_eval.corpus.models import is_secret
 from mt_eval.errors import UserError
+from mt_eval.metrics.critical import critical_view
 from mt_eval.review.gate import verdicts_in
 from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
@@ -233,6 +234,7 @@ def run_view(stored: StoredCard) -> dict[str, Any]:
         "published_at": stored.published_at,
         "entry_counts": {"total": len(results), "shown": len(results) - hidden, "secret": hidden},
         "entry_facets": {name: sorted({facet(r, name) for r in results if not is_secret(r)}) for name in FACETS},
+        "critical": critical_view(card, keep=lambda r: not is_secret(r)),  # worst flagged entries, none secret
         "timestamp": card.get("timestamp"),
     }
 
