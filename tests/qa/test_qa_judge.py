@@ -12,9 +12,9 @@ from qa_helpers import write_jsonl
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
-from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache
 from mt_eval.errors import UserError
 from mt_eval.providers import Endpoint, OpenAICompatClient, ProviderError, RetryPolicy
+from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache
 from mt_eval.qa.judge import (
     JudgeItem,
     JudgeParseError,

@@ -23,12 +23,12 @@ from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from mt_eval.providers.cache import DEFAULT_CACHE
 from mt_eval.engine.journal import DEFAULT_RUNS_DIR as API_RUNS_DIR
 from mt_eval.errors import CorpusError, UserError
 from mt_eval.methods.llm import LLMSettings
 from mt_eval.metrics.embeddings.backends import API_KEY_ENV as SEMANTIC_KEY_ENV
 from mt_eval.metrics.embeddings.backends import BACKENDS as SEMANTIC_BACKENDS
+from mt_eval.providers.cache import DEFAULT_CACHE
 from mt_eval.stats.config import MAX_RESAMPLES, BootstrapConfig
 
 if TYPE_CHECKING:

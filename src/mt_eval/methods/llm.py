@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache, cache_key
 from mt_eval.errors import UserError
 from mt_eval.methods import prompts
 from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation, TranslationRequest, Usage
 from mt_eval.methods.batching import check_batch
 from mt_eval.methods.pricing import PricingTable
+from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache, cache_key
 from mt_eval.providers.openai_compat import (
     ChatRequest,
     Endpoint,

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache
 from mt_eval.errors import UserError
 from mt_eval.languages.scripts import language_scripts
+from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache
 from mt_eval.providers.openai_compat import (
     Endpoint,
     OpenAICompatClient,

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.corpus.models import SECRET_SEGMENTS
-from mt_eval.providers.cache import ResponseCache, cache_key
 from mt_eval.errors import UserError
 from mt_eval.metrics.judges.cards import judge_id, write_cards
 from mt_eval.metrics.judges.metric import RUBRIC, SINGLE, JudgeSpec, json_candidates, run_sync
+from mt_eval.providers.cache import ResponseCache, cache_key
 from mt_eval.providers.openai_compat import ChatRequest, OpenAICompatClient, RetryPolicy, resolve_endpoint
 
 AXES_PROMPT = """Given a task description, a target metric, and good/bad examples, generate a list of axes of \

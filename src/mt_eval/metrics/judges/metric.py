@@ -25,9 +25,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache, cache_key
 from mt_eval.metrics.base import MetricContext, Status
 from mt_eval.metrics.rates import RatioMetric
+from mt_eval.providers.cache import DEFAULT_CACHE, ResponseCache, cache_key
 from mt_eval.providers.openai_compat import ChatRequest, OpenAICompatClient, RetryPolicy, resolve_endpoint
 
 SINGLE, RUBRIC = "single", "rubric"
