@@ -31,6 +31,7 @@ N = 40  # segments in the FLORES+/WMT/Tatoeba/AmericasNLP slices
 NTREX_PATH = "/raw.githubusercontent.com/MicrosoftTranslator/NTREX/main/NTREX-128/"
 FLORES_PATH = "/huggingface.co/datasets/openlanguagedata/flores_plus/resolve/main/"
 WMT_PATH = "/data.statmt.org/wmt21/translation-task/test.tgz"
+WMT24_PATH = "/github.com/wmt-conference/wmt24-news-systems/releases/download/v1.1/data_onlyxml.tar.gz"
 ANLP_PATH = "/raw.githubusercontent.com/AmericasNLP/americasnlp2021/main/test_data/"
 TATOEBA_PATH = "/raw.githubusercontent.com/Helsinki-NLP/Tatoeba-Challenge/master/data/test/eng-spa/test.txt"
 TOKEN = "hf_test_token"
@@ -71,10 +72,29 @@ def wmt21_xml(src: list[str], ref_a: list[str], ref_b: list[str]) -> bytes:
     return ET.tostring(dataset, encoding="utf-8", xml_declaration=True)
 
 
-def wmt21_tarball(xml: bytes) -> bytes:
+def wmt24_xml(src: list[str], ref: list[str], hyp: list[str]) -> bytes:
+    """WMT24's ``.all.xml``: documents with a domain, reference ``refA``, a system's ``hyp`` beside it, and a
+    test-suite document that sacrebleu's reader skips."""
+    dataset = ET.Element("dataset", id="wmttest2024")
+    collection = ET.SubElement(dataset, "collection", id="general")
+    per_doc = 10
+    for start in range(0, len(src), per_doc):
+        doc = ET.SubElement(collection, "doc", id=f"news_{start // per_doc}", origlang="en", domain="news")
+        for tag, lines, extra in (("src", src, {"lang": "en"}), ("ref", ref, {"lang": "es", "translator": "refA"}),
+                                  ("hyp", hyp, {"lang": "es", "system": "ONLINE-A"})):
+            p = ET.SubElement(ET.SubElement(doc, tag, extra), "p")
+            for i, line in enumerate(lines[start:start + per_doc], start=1):
+                ET.SubElement(p, "seg", id=str(i)).text = line
+    suite = ET.SubElement(collection, "doc", id="suite_1", origlang="en", domain="news", testsuite="challenge")
+    p = ET.SubElement(ET.SubElement(suite, "src", {"lang": "en"}), "p")
+    ET.SubElement(p, "seg", id="1").text = "A test-suite sentence that is not part of the test set."
+    return ET.tostring(dataset, encoding="utf-8", xml_declaration=True)
+
+
+def wmt21_tarball(xml: bytes, member: str = "test/newstest2021.en-de.xml") -> bytes:
     sink = io.BytesIO()
     with tarfile.open(fileobj=sink, mode="w:gz") as tar:
-        info = tarfile.TarInfo("test/newstest2021.en-de.xml")
+        info = tarfile.TarInfo(member)
         info.size = len(xml)
         tar.addfile(info, io.BytesIO(xml))
     return sink.getvalue()
@@ -113,6 +133,7 @@ def default_files() -> dict[str, bytes]:
     files[FLORES_PATH + "devtest/eng_Latn.parquet"] = flores_parquet("eng_Latn", eng)
     files[FLORES_PATH + "devtest/spa_Latn.parquet"] = flores_parquet("spa_Latn", spa)
     files[WMT_PATH] = wmt21_tarball(wmt21_xml(eng, deu, ntrex_lines("fra", N)))
+    files[WMT24_PATH] = wmt21_tarball(wmt24_xml(eng, spa, ntrex_lines("por", N)), "xml/wmttest2024.en-es.all.xml")
     files[ANLP_PATH + "test.es"] = ("\n".join(spa) + "\n").encode("utf-8")
     files[ANLP_PATH + "test.quy"] = ("\n".join(ntrex_lines("yor", N)) + "\n").encode("utf-8")
     files[TATOEBA_PATH] = tatoeba_text(eng, spa)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mt_eval.catalog.adapters import Plan, Segment, plan
+from mt_eval.catalog.adapters import Plan, Segment, bcp47, plan
 from mt_eval.catalog.cache import Cache, data_dir
 from mt_eval.catalog.entries import FAMILIES, Family
 from mt_eval.catalog.fetch import FetchOptions, download, sha256_file
@@ -123,8 +123,8 @@ def list_families(*, lang: str | None = None, search: str | None = None) -> list
     """Families matching a language code (upstream's or BCP-47) and a word in their name, title or usage."""
     found = []
     for family in FAMILIES.values():
-        if lang and not any(lang.lower() == code.lower().split("_")[0] or lang.lower() == code.lower()
-                            for code in family.languages) and lang.lower() not in family.usage.lower():
+        # upstream's spelling (spa, spa_Latn) or ours (es): both are folded to our BCP-47 code
+        if lang and not any(code.lower() == lang.lower() or bcp47(code) == bcp47(lang) for code in family.languages):
             continue
         if search and search.lower() not in f"{family.name} {family.title} {family.usage}".lower():
             continue
