@@ -165,7 +165,8 @@ def test_the_accounts_commands(tmp_path: object) -> None:
                                 (("add", "eve", "--password-stdin"), "short\n", "at least 12"),
                                 (("add", "eve", "--password-stdin"), "", "no password"),
                                 (("add", "eve"), "", "--password-stdin"),
-                                (("invite", "dan", "--campaign", "nope"), None, "no review campaign"),
+                                (("invite", "dan", "--campaign", "nope", "--base-url", "http://127.0.0.1:8000"), None,
+                                 "no review campaign"),
                                 (("invite", "dan", "--days", "0"), None, "--days"),
                                 (("disable", "nobody"), None, "no account")):
         result = run(*args, stdin=stdin)

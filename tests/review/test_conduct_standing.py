@@ -104,13 +104,16 @@ def test_not_an_identity(raw: str) -> None:
         normal_identity(raw)
 
 
+BASE = "http://127.0.0.1:8000"  # where the link points (accounts invite asks when serve never recorded one)
+
+
 def test_who_invited_whom_is_recorded_and_one_identity_is_one_account(sqlite_db: str) -> None:
     from mt_eval.accounts.invitations import accept
 
-    made = cli("accounts", "invite", "ben", "--identity", "Ben+x@Uni.example", "--db", sqlite_db)
+    made = cli("accounts", "invite", "ben", "--identity", "Ben+x@Uni.example", "--db", sqlite_db, "--base-url", BASE)
     assert made.exit_code == 0, made.output  # type: ignore[attr-defined]
     token = made.stdout.strip().rsplit("/", 1)[1]  # type: ignore[attr-defined]
-    twin = cli("accounts", "invite", "ben2", "--identity", "ben@uni.example", "--db", sqlite_db)
+    twin = cli("accounts", "invite", "ben2", "--identity", "ben@uni.example", "--db", sqlite_db, "--base-url", BASE)
     assert twin.exit_code == 2 and "one person, one account" in twin.output  # type: ignore[attr-defined]
     with open_store(sqlite_db) as store:
         accept(store, token, PASSWORD)
@@ -118,7 +121,7 @@ def test_who_invited_whom_is_recorded_and_one_identity_is_one_account(sqlite_db:
             ben = session.query(Account).filter_by(name="ben").one()
             assert (ben.identity, ben.invited_by, ben.verified_at is not None) == ("ben@uni.example",
                                                                                   "command line", True)
-    again = cli("accounts", "invite", "ben3", "--identity", "BEN@uni.example", "--db", sqlite_db)
+    again = cli("accounts", "invite", "ben3", "--identity", "BEN@uni.example", "--db", sqlite_db, "--base-url", BASE)
     assert again.exit_code == 2 and "one person, one account" in again.output  # type: ignore[attr-defined]
 
 

@@ -68,21 +68,30 @@ def invite(
                                         "(a reviewer counts toward the review gate only with one).",
                                         "--identity")] = None,
     days: Annotated[float, opt("Days the invitation stays valid.", "--days")] = 7.0,
-    base_url: Annotated[str, opt("Where the server is reached, for the link.", "--base-url")] = "http://127.0.0.1:8000",
+    base_url: Annotated[str | None, opt("Where the server is reached, for the link (default: the address "
+                                        "`mt-eval serve` recorded in this store: its --public-url, else "
+                                        "http://HOST:PORT).", "--base-url")] = None,
 ) -> None:
     """Make a single-use invitation link (printed once; the store keeps only its hash).
 
     Example: mt-eval accounts invite ben --role reviewer --campaign es-oct --identity ben@uni.example --base-url https://review.example.org
     """
     from mt_eval.accounts.invitations import invite as make_invitation
+    from mt_eval.accounts.links import check_base_url, invitation_link, recorded_public_url
     from mt_eval.store import open_store
 
     if not 0 < days <= 90:
         raise UserError(f"--days must be more than 0 and at most 90, not {days}")
+    given = check_base_url(base_url, "--base-url") if base_url is not None else None
     with open_store(db) as store:
+        base = given or recorded_public_url(store)
+        if base is None:  # checked before the invitation exists: its token is shown only once
+            raise UserError("no server address for the link: this store was never served with an address "
+                            "(`mt-eval serve --host 0.0.0.0` records none)",
+                            hint="give --base-url http://HOST:PORT, where `mt-eval serve` is reached")
         token = make_invitation(store, name, role, campaign=campaign, by="command line", identity=identity,
                                 lifetime=timedelta(days=days))
-    out.print(f"{base_url.rstrip('/')}/invite/{token}", highlight=False, soft_wrap=True)
+    out.print(invitation_link(base, token), highlight=False, soft_wrap=True)
 
 
 @accounts_app.command("list")

@@ -17,6 +17,9 @@ def serve(
         "Mark the session cookie Secure (--secure-cookies) or never (--insecure-cookies); default: Secure when "
         "the request came over https (a proxy on 127.0.0.1 may say so with X-Forwarded-Proto).",
         "--secure-cookies/--insecure-cookies")] = None,
+    public_url: Annotated[str | None, opt(
+        "Where readers reach the server, when not at --host:--port (a proxy): invitation links use it. Default: "
+        "the address each request came to; accounts invite uses http://HOST:PORT.", "--public-url")] = None,
 ) -> None:
     """Serve the leaderboard, run pages, comparisons and dataset pages, with a JSON API under /api,
     and the review pages for signed-in reviewers and admins (make the first admin with
@@ -25,10 +28,12 @@ def serve(
     Pages work without JavaScript and load nothing from another host. Texts of the gold_standard
     and held_out segments are never served. Stop with Ctrl-C.
 
-    Example: mt-eval serve --db mt-eval.db --port 8000
+    Example: mt-eval serve --db mt-eval.db --port 8000 --public-url https://review.example.org
     """
+    from mt_eval.accounts.links import check_base_url
     from mt_eval.web.app import serve as run_server
 
     if not 0 < port < 65536:
         raise UserError(f"--port must be between 1 and 65535, not {port}")
-    run_server(db, host, port, cookie_secure=secure_cookies)
+    run_server(db, host, port, cookie_secure=secure_cookies,
+               public_url=check_base_url(public_url) if public_url is not None else None)

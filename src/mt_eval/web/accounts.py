@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from mt_eval.accounts import ROLES, sessions
 from mt_eval.accounts.invitations import REFUSED, accept, invitation, invite
+from mt_eval.accounts.links import invitation_link
 from mt_eval.accounts.login import Outcome, sign_in
 from mt_eval.accounts.users import list_accounts
 from mt_eval.errors import UserError
@@ -101,7 +102,8 @@ def new_invitation(request: Request, visitor: Checked, name: Name, role: Annotat
     # the admin is recorded as the inviter; the identity is where the link goes (a reviewer counts with one)
     token = invite(store_of(request), name, role, campaign=campaign or None, by=admin.account,
                    identity=identity.strip() or None)
-    link = f"{request.base_url}invite/{token}"
+    # where this admin reached the server (its port, whatever ``serve --port`` was), unless a public URL is set
+    link = invitation_link(request.app.state.public_url or str(request.base_url), token)
     return page(request, "invited.html", visitor=admin, link=link, invitee=name, role=role, campaign=campaign,
                 identity=identity.strip(), title="Invitation made")  # fmt: skip
 

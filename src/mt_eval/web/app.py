@@ -38,11 +38,14 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
-def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES, cookie_secure: bool | None = None) -> FastAPI:
+def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES, cookie_secure: bool | None = None,
+               public_url: str | None = None) -> FastAPI:
     """The web app over the store at ``db_url`` (a SQLite path or a database URL; ``None``: the
     default store, as ``--db`` is resolved on the command line). The store opens (and migrates) here,
     so a wrong URL is one ``StoreError`` before any server starts. ``cookie_secure``: mark the session
-    cookie Secure always (True), never (False), or when the request came over https (None)."""
+    cookie Secure always (True), never (False), or when the request came over https (None).
+    ``public_url``: where readers reach the server (behind a proxy), for the links it makes (invitations);
+    None: each request's own base URL (``accounts.links``)."""
     store = open_store(db_url)
 
     @asynccontextmanager
@@ -56,6 +59,7 @@ def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES, cookie_sec
     app.state.store = store
     app.state.n_resamples = n_resamples
     app.state.cookie_secure = cookie_secure
+    app.state.public_url = public_url
     app.state.memos = {"boards": Memo(64), "cards": Memo(8), "comparisons": Memo(16)}
     for router in ROUTERS:
         app.include_router(router)
@@ -121,10 +125,16 @@ def _handlers(app: FastAPI) -> None:
         return _error(request, 422, problems)
 
 
-def serve(db: str | None, host: str, port: int, *, cookie_secure: bool | None = None) -> None:
+def serve(db: str | None, host: str, port: int, *, cookie_secure: bool | None = None,
+          public_url: str | None = None) -> None:
     """Run the app under uvicorn until interrupted (``mt-eval serve``). Session cookies are Secure when a
     request came over https: uvicorn takes the scheme from ``X-Forwarded-Proto`` of a proxy on 127.0.0.1
-    (its default ``forwarded_allow_ips``); ``cookie_secure`` forces either way."""
+    (its default ``forwarded_allow_ips``); ``cookie_secure`` forces either way. The address it is reached
+    at (``public_url``, else ``host``:``port``) is recorded in the store for ``accounts invite``."""
     import uvicorn
 
-    uvicorn.run(create_app(db, cookie_secure=cookie_secure), host=host, port=port, log_level="info")
+    from mt_eval.accounts.links import record_public_url, served_url
+
+    app = create_app(db, cookie_secure=cookie_secure, public_url=public_url)
+    record_public_url(app.state.store, public_url or served_url(host, port))
+    uvicorn.run(app, host=host, port=port, log_level="info")
