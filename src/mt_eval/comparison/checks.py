@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.errors import UserError
+from mt_eval.languages.langid import card_detector
 from mt_eval.scoring.calibrated import card_profile
 
 # Accepted spellings for --metric, beside the run-card keys themselves.
@@ -32,7 +33,7 @@ def check_cards(
     """Refuse cards that cannot be paired with the first; return the baseline's entry ids.
 
     Cards over the same entries listed in a different order are fine (rows are aligned later);
-    a different corpus, a different set of entries, or a different profile is an error.
+    a different corpus, a different set of entries, a different profile or language detector is an error.
     ``entry_ids`` gives a card's ids where they come from its stored statistics (its ``results[]``
     rows were not read); ``None`` reads them from ``results[]``.
     """
@@ -54,6 +55,13 @@ def check_cards(
                 f"{src} and the baseline {base_src} cover different entries "
                 f"({len(ids)} vs {len(base_ids)}; only in baseline: {_few(only_a)}; only in {src}: {_few(only_b)}); "
                 "score both on the same selection"
+            )
+        if (mine_detector := card_detector(card)) != (base_detector := card_detector(base)):
+            # code_switching_rate (and with it the composite) is another number under another detector
+            raise UserError(
+                f"{src} was scored with language detector {mine_detector or 'none'} but the baseline {base_src} "
+                f"with {base_detector or 'none'}; their code_switching_rate and composites are not comparable "
+                "(score both where the same detector is installed)"
             )
         if (mine := card_profile(card)) != (theirs := card_profile(base)):  # a calibrated one counts by its key
             raise UserError(

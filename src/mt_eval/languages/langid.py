@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -45,7 +46,46 @@ BACKENDS = (SCRIPT, LINGUA)
 
 
 def available() -> bool:
-    return importlib.util.find_spec("lingua") is not None
+    try:
+        return importlib.util.find_spec("lingua") is not None
+    except ImportError:  # an import hook that refuses the package (a test's "base install") means: not here
+        return False
+
+
+def detector() -> str | None:
+    """The language detector this install scores with, as a card records it (``language_detector``): name and
+    version, or None when none is installed."""
+    return f"{PACKAGE} {version()}" if available() else None
+
+
+# a signature that used lingua names its version: "langid:lingua-2.1.1", "…|wrong-language-0:lingua-2.1.1:…"
+_SIGNED = re.compile(r"lingua-(\d[0-9A-Za-z.+]*)")
+
+
+def detector_of(signatures: Iterable[str | None]) -> str | None:
+    """The detector that scored the metrics with these signatures (one version; None when none used one)."""
+    versions = sorted({m.group(1).rstrip(".") for s in signatures if s for m in _SIGNED.finditer(s)})
+    return f"{PACKAGE} {versions[-1]}" if versions else None
+
+
+def card_detector(card: Mapping[str, Any]) -> str | None:
+    """The detector a card was scored with: its ``language_detector``, or (cards written before that field)
+    the one its metrics' signatures name."""
+    if "language_detector" in card:
+        recorded = card["language_detector"]
+        return recorded if isinstance(recorded, str) else None
+    metrics = card.get("metrics")
+    infos = metrics.values() if isinstance(metrics, Mapping) else ()
+    return detector_of(info.get("signature") for info in infos if isinstance(info, Mapping))
+
+
+def missing_warning(metric_id: str, source: str, target: str) -> str:
+    """What a card says when ``metric_id`` needed a detector this install lacks (its value is then null)."""
+    if not available():
+        return (f"{metric_id} is null: {source}→{target} needs a language detector and none is installed "
+                f"({INSTALL_HINT})")
+    unknown = [c for c in (source, target) if _language(c) is None]
+    return f"{metric_id} is null: {PACKAGE} {version()} does not know {', '.join(unknown)}"
 
 
 def version() -> str:

@@ -104,11 +104,24 @@ class CodeSwitching(RatioMetric):
             return True
         return bool((target.analyser or target.analyser_skipped) and source.source_wordlist)
 
+    @classmethod
+    def needs_detector(cls, target: LanguageCard, source: LanguageCard) -> bool:
+        """This pair is measured only by a language detector (the rules cannot tell its languages apart)."""
+        return bool(source.scripts) and not cls.rules_apply(target, source)
+
+    @classmethod
+    def unavailable(cls, target: LanguageCard, source: LanguageCard) -> str | None:
+        """Why this install scores the pair null where another would not (the card's warning), else None: the
+        detector is missing or does not know a language. One number per install (issue 22): the card says it."""
+        if not cls.needs_detector(target, source) or langid.supports(source.code, target.code):
+            return None
+        return langid.missing_warning(cls.id, source.code, target.code)
+
     def prepare(self, ctx: MetricContext) -> None:
         self.bind(ctx.target)
         recorded = ctx.recorded_signature(self.id)
         if recorded == CURRENT:
-            self.lingua = (bool(ctx.source.scripts) and not self.rules_apply(ctx.target, ctx.source)
+            self.lingua = (self.needs_detector(ctx.target, ctx.source)
                            and langid.supports(ctx.source.code, ctx.target.code))
         else:
             self.lingua = bool(recorded and recorded.startswith("langid:lingua"))

@@ -10,8 +10,10 @@ import numpy as np
 
 from mt_eval.analyzers.registry import version_of
 from mt_eval.corpus.models import Dataset
+from mt_eval.languages import langid
 from mt_eval.languages.card import LanguageCard
 from mt_eval.methods.base import MethodIdentity, Translation
+from mt_eval.metrics.behavioral import CodeSwitching
 from mt_eval.metrics.opt_in import OptInMetric, card_blocks
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
@@ -168,6 +170,14 @@ def _llm_fields(tr: Translation) -> dict[str, Any]:
     return out
 
 
+def detector_warnings(table: MetricTable, target: LanguageCard, source: LanguageCard) -> list[str]:
+    """A metric this install could not run (no language detector) says so on the card, naming what to install."""
+    if CodeSwitching.id not in table.metrics:
+        return []
+    reason = CodeSwitching.unavailable(target, source)
+    return [reason] if reason else []
+
+
 def build_card(
     dataset: Dataset,
     identity: MethodIdentity,
@@ -273,8 +283,6 @@ def build_card(
             "entry_count": len(dataset.entries),
             "selection": run.selection,
             "entry_ids_sha256": entry_ids_sha256([e.id for e in dataset.entries]),
-            # A catalogue test set's public exposure (release month, known inclusion): absent otherwise.
-            **({"exposure": dataset.info.exposure} if dataset.info.exposure else {}),
         },
         "profile": target.profile,  # the language's A/B; a calibrated profile is in calibrated_profile
         "composite_rule": rule,
@@ -295,8 +303,11 @@ def build_card(
             for m in table.metrics.values()
         },
         "environment": environment.capture(),
+        # the detector that scored this card (None: none did): verify and compare refuse to mix detectors
+        "language_detector": langid.detector_of(m.signature(target) for m in table.metrics.values()),
         "warnings": list(dict.fromkeys([*target.warnings, *source.warnings, *run.warnings,
-                                        *length_warnings(scores, table.entry_values("length_ratio"))])),
+                                        *length_warnings(scores, table.entry_values("length_ratio")),
+                                        *detector_warnings(table, target, source)])),
         "results": _results(dataset, translations, hyps, table, target, entry_composites(table, profile, rule),
                             latencies),
         "run_card_hash": "",

@@ -65,9 +65,6 @@ class DatasetRef(_Open):
     entry_count: int
     selection: dict[str, Any] = Field(default_factory=dict)
     entry_ids_sha256: str
-    exposure: dict[str, Any] | None = None
-    """A catalogue test set's public exposure as the corpus recorded it (release month, known training-set
-    inclusion, sources: ``catalog.entries.Exposure``); absent for other corpora."""
 
 
 class Fingerprint(_Open):
@@ -309,6 +306,9 @@ class RunCard(_Open):
     totals: Totals
     metrics: dict[str, MetricInfo]
     environment: Environment
+    language_detector: str | None = None
+    """The language detector that scored this card, name and version (null: none did; absent on older cards,
+    whose metrics' signatures name it): cards scored with different detectors are not compared or verified."""
     warnings: list[str] = Field(default_factory=list)
     results: list[Result]
     statistics: Statistics | None = None

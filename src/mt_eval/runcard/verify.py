@@ -15,7 +15,7 @@ submitters) is what establishes that.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,8 @@ import numpy as np
 from pydantic import ValidationError
 
 from mt_eval.errors import UserError
+from mt_eval.languages import langid
+from mt_eval.languages.langid import card_detector
 from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.metrics.opt_in import OptInMetric
@@ -37,7 +39,7 @@ from mt_eval.runcard.verify_economics import economics_problems
 from mt_eval.scoring.calibrated import card_profile
 from mt_eval.scoring.composite import composite_rule
 from mt_eval.scoring.pipeline import quality_scores
-from mt_eval.scoring.scores import BREAKDOWNS, MetricTable
+from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.config import BootstrapConfig
 
 
@@ -92,8 +94,7 @@ def _rescore(card: dict[str, Any], judges: Sequence[OptInMetric] = (),
     profile = card_profile(card)  # a calibrated profile's block is checked against its hash here
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
-    # a breakdown the card carries is rebuilt even with one group (cards written before those were left out)
-    fresh = quality_scores(table, profile, config, composite_rule(card), keep=BREAKDOWNS.keys() & card["scores"].keys())
+    fresh = quality_scores(table, profile, config, composite_rule(card))
     em, chrf = table.entry_values("exact_match_rate"), table.entry_values("chrf_plus_plus")
     hyps = ["" if r.get("error") else r["predicted"] for r in card["results"]]
     fst = fst_details_many(hyps, target_card(card), table.cache)  # the builder's own per-entry FST facts
@@ -144,6 +145,16 @@ def _statistics(card: dict[str, Any], path: str | Path | None, fresh: MetricTabl
     return statistics.differences(stored, fresh, [r["entry_id"] for r in card["results"]])
 
 
+def detector_problem(card: Mapping[str, Any]) -> str | None:
+    """A card scored with a language detector is verified only where that detector (and version) is installed:
+    elsewhere its code_switching_rate would be rescored another way. One line naming both, else None."""
+    recorded = card_detector(card)
+    if recorded is None or recorded == (here := langid.detector()):
+        return None
+    return (f"language_detector: the card was scored with {recorded}, this install has {here or 'none'}, so its "
+            f"code_switching_rate cannot be recomputed here (install {recorded.replace(' ', '==')})")
+
+
 def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[OptInMetric] = (),
                 comet: CometConfig | None = None) -> list[str]:
     """Problems found, most specific first; an empty list means the card verifies.
@@ -158,6 +169,8 @@ def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Se
     except ValidationError as exc:
         err = exc.errors()[0]
         return [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"]
+    if (mixed := detector_problem(card)) is not None:
+        return [mixed]  # nothing rescored under another detector is evidence either way
     problems: list[str] = []
     fp = card["fingerprint"]
     fresh_components = fingerprint_components(card)
