@@ -283,6 +283,8 @@ def build_card(
             "entry_count": len(dataset.entries),
             "selection": run.selection,
             "entry_ids_sha256": entry_ids_sha256([e.id for e in dataset.entries]),
+            # A catalogue test set's public exposure (release month, known inclusion): absent otherwise.
+            **({"exposure": dataset.info.exposure} if dataset.info.exposure else {}),
         },
         "profile": target.profile,  # the language's A/B; a calibrated profile is in calibrated_profile
         "composite_rule": rule,

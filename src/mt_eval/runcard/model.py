@@ -65,6 +65,9 @@ class DatasetRef(_Open):
     entry_count: int
     selection: dict[str, Any] = Field(default_factory=dict)
     entry_ids_sha256: str
+    exposure: dict[str, Any] | None = None
+    """A catalogue test set's public exposure as the corpus recorded it (release month, known training-set
+    inclusion, sources: ``catalog.entries.Exposure``); absent for other corpora."""
 
 
 class Fingerprint(_Open):

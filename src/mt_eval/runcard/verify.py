@@ -39,7 +39,7 @@ from mt_eval.runcard.verify_economics import economics_problems
 from mt_eval.scoring.calibrated import card_profile
 from mt_eval.scoring.composite import composite_rule
 from mt_eval.scoring.pipeline import quality_scores
-from mt_eval.scoring.scores import MetricTable
+from mt_eval.scoring.scores import BREAKDOWNS, MetricTable
 from mt_eval.stats.config import BootstrapConfig
 
 
@@ -94,7 +94,8 @@ def _rescore(card: dict[str, Any], judges: Sequence[OptInMetric] = (),
     profile = card_profile(card)  # a calibrated profile's block is checked against its hash here
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
-    fresh = quality_scores(table, profile, config, composite_rule(card))
+    # a breakdown the card carries is rebuilt even with one group (cards written before those were left out)
+    fresh = quality_scores(table, profile, config, composite_rule(card), keep=BREAKDOWNS.keys() & card["scores"].keys())
     em, chrf = table.entry_values("exact_match_rate"), table.entry_values("chrf_plus_plus")
     hyps = ["" if r.get("error") else r["predicted"] for r in card["results"]]
     fst = fst_details_many(hyps, target_card(card), table.cache)  # the builder's own per-entry FST facts
