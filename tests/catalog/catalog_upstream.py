@@ -122,6 +122,10 @@ class Upstream:
     faults: dict[str, str] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
     base: str = ""
+    redirects: dict[str, str] = field(default_factory=dict)
+    """path → path answered with a 302, as Hugging Face sends a file to its CDN."""
+    authorization: dict[str, str | None] = field(default_factory=dict)
+    """path → the Authorization header each request carried (None: none)."""
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -148,6 +152,13 @@ def _handler(state: Upstream) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             path = self.path.partition("?")[0]
             state.requests.append(path)
+            state.authorization[path] = self.headers.get("Authorization")
+            if path in state.redirects:
+                self.send_response(302)
+                self.send_header("Location", state.base + state.redirects[path])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             fault = state.faults.get(path)
             body = state.files.get(path)
             if path.startswith("/huggingface.co/") and self.headers.get("Authorization") != f"Bearer {TOKEN}":
@@ -166,8 +177,11 @@ def _handler(state: Upstream) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body[: len(body) // 2] if fault == "truncate" else body)
-            self.wfile.flush()
+            try:
+                self.wfile.write(body[: len(body) // 2] if fault == "truncate" else body)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading (a size limit)
+                pass
 
     return Handler
 

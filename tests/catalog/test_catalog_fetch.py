@@ -178,3 +178,22 @@ def test_catalog_ids_versus_files() -> None:
     assert is_catalog_id("ntrex128:eng-spa") and is_catalog_id("wmt:wmt21:en-de")
     assert not is_catalog_id("corpus.json") and not is_catalog_id("data/ntrex128:x.json")
     assert not is_catalog_id("C:eng")  # a drive-letter-like prefix that is no family
+
+
+def test_a_redirect_never_carries_the_token_to_another_host(upstream: Upstream, cache: Cache,
+                                                            options: FetchOptions) -> None:
+    """Hugging Face answers a file with a redirect to its CDN: the bearer token goes to huggingface.co only."""
+    eng = FLORES_PATH + "devtest/eng_Latn.parquet"
+    cdn = "/cdn-lfs.hf.co/repos/flores/eng_Latn.parquet"
+    upstream.files[cdn] = upstream.files[eng]
+    upstream.redirects[eng] = cdn
+    fetch_corpus("flores-plus:devtest:eng_Latn-spa_Latn", cache=cache, options=options, accept_licence=True)
+    assert upstream.authorization[eng] == "Bearer hf_test_token"
+    assert upstream.authorization[cdn] is None
+
+
+def test_an_endless_body_is_cut_at_the_size_limit(upstream: Upstream, cache: Cache, options: FetchOptions) -> None:
+    small = FetchOptions(mirror=options.mirror, max_bytes=1000)
+    with pytest.raises(UserError, match=r"larger than the 1000-byte limit"):
+        fetch_corpus("ntrex128:eng-spa", cache=cache, options=small, accept_licence=True)
+    assert not list((cache.root / "raw").rglob("*.part"))

@@ -18,6 +18,9 @@ from mt_eval.errors import UserError
 
 TIMEOUT_S = 30.0
 """Seconds without a byte before a download is abandoned (a stalled mirror fails instead of hanging a run)."""
+MAX_BYTES = 2 << 30
+"""No test set file is near 2 GiB (WMT24's XML tarball is the largest, tens of MB): a body past it is a wrong
+or hostile server, cut before it fills the disk."""
 _CHUNK = 1 << 16
 
 
@@ -32,6 +35,7 @@ class FetchOptions:
     mirror: str | None = None
     timeout_s: float = TIMEOUT_S
     headers: Mapping[str, Mapping[str, str]] | None = None
+    max_bytes: int = MAX_BYTES
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], *, offline: bool = False) -> FetchOptions:
@@ -47,6 +51,10 @@ class FetchOptions:
             return url
         _, _, rest = url.partition("://")
         return f"{self.mirror.rstrip('/')}/{rest}"
+
+
+class _TooLarge(Exception):
+    """A body past ``FetchOptions.max_bytes`` (internal: becomes a UserError)."""
 
 
 def sha256_file(path: Path) -> str:
@@ -65,18 +73,27 @@ def download(url: str, dest: Path, *, options: FetchOptions, expected_sha256: st
                         hint="fetch it once online (mt-eval datasets fetch ID), or drop --offline/MT_EVAL_OFFLINE")
     real = options.resolve(url)
     host = url.partition("://")[2].partition("/")[0]
-    request = urllib.request.Request(real, headers={"User-Agent": "mt-eval", **(options.headers or {}).get(host, {})})
+    request = urllib.request.Request(real, headers={"User-Agent": "mt-eval"})
+    for name, value in (options.headers or {}).get(host, {}).items():
+        # never forwarded on a redirect: Hugging Face sends files to a CDN host that must not get the token
+        request.add_unredirected_header(name, value)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    partial = dest.with_name(dest.name + ".part")
+    partial = dest.with_name(f"{dest.name}.{os.getpid()}.part")  # two commands fetching at once never mix
     digest = hashlib.sha256()
     received = 0
     try:
         with urllib.request.urlopen(request, timeout=options.timeout_s) as response, partial.open("wb") as fh:
             length = response.headers.get("Content-Length")
             for block in iter(lambda: response.read(_CHUNK), b""):
+                received += len(block)
+                if received > options.max_bytes:
+                    raise _TooLarge
                 fh.write(block)
                 digest.update(block)
-                received += len(block)
+    except _TooLarge:
+        partial.unlink(missing_ok=True)
+        raise UserError(f"download refused: {real} is larger than the {options.max_bytes}-byte limit",
+                        hint="a wrong URL or mirror; nothing was kept") from None
     except urllib.error.HTTPError as exc:
         partial.unlink(missing_ok=True)
         hint = "a gated dataset: accept its terms upstream and set HF_TOKEN" if exc.code in (401, 403) else \
