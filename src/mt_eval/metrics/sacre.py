@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from sacrebleu.metrics import BLEU, CHRF, TER
+from sacrebleu.metrics import BLEU, CHRF
 
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import Level, MetricBase, MetricContext
+from mt_eval.metrics.ter_bound import MAX_SHIFT_EXCESS, SHIFT_BUDGET, BoundedTER
 
 _LOG_ZERO = -9999999999.0  # sacrebleu's my_log(0)
 
@@ -224,14 +225,19 @@ class Bleu(SacreMetric):
 
 
 class Ter(SacreMetric):
-    """TER (0–∞, lower is better): reported, not in the composite."""
+    """TER (0–∞, lower is better): reported, not in the composite. sacrebleu's TER with its shift search bounded
+    (``metrics.ter_bound``): sacrebleu's numbers on real translations, word salad cannot make scoring slow."""
 
     id = "ter"
     higher_is_better = False
     cost = 4.2
 
     def _scorer(self, target: LanguageCard) -> Any:
-        return TER()
+        return BoundedTER()
+
+    def signature(self, target: LanguageCard) -> str | None:
+        """sacrebleu's signature and the bound: a card says its TER searched at most this many shifts."""
+        return f"{super().signature(target)}|shifts:{SHIFT_BUDGET}|excess:{MAX_SHIFT_EXCESS}"
 
     def vector(self, sums: np.ndarray) -> np.ndarray:
         edits, ref_len = sums[..., 0], sums[..., 1]

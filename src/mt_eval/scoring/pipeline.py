@@ -21,6 +21,7 @@ from mt_eval.metrics.registry import OPT_IN, metrics_for, source_metrics
 from mt_eval.scoring.composite import DEFAULT_RULE
 from mt_eval.scoring.egress import refuse_remote_on_secret
 from mt_eval.scoring.intervals import scores_with_intervals
+from mt_eval.scoring.limits import refuse_overlong
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.config import BootstrapConfig
 
@@ -48,6 +49,7 @@ def score_outputs(
     """
     hypotheses = ["" if t.error else t.text for t in translations]
     errors = np.asarray([t.error is not None for t in translations], dtype=bool)
+    refuse_overlong(hypotheses, dataset.entries)  # one line, before any metric runs (scoring/limits.py)
     ctx = MetricContext(entries=dataset.entries, target=target, source=source, terminology=terminology,
                         has_source=has_sources(dataset), recorded=recorded)
     # ``only`` may name opt-in metrics; the built-ins it names (all when None, none when it names opt-in ones only)

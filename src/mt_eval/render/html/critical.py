@@ -13,7 +13,7 @@ SHOWN = 20  # worst entries listed
 
 
 def _flags(flags: Mapping[str, list[str]]) -> str:
-    return "<br>".join(f"<b>{e(flag)}</b> {e(' '.join(tokens))}" for flag, tokens in flags.items())
+    return "<br>".join(f"<strong>{e(flag)}</strong> {e(' '.join(tokens))}" for flag, tokens in flags.items())
 
 
 def critical_section(card: Mapping[str, Any], n: int = SHOWN) -> str:

@@ -1,0 +1,110 @@
+"""Scoring time on adversarial outputs: word salad against the same words in order, through ``mt-eval score``.
+
+Workload: NTREX-128 eng→spa lines 401–600 (``--lines``), the English source and the Spanish reference. Two
+outputs, each scored by a fresh ``mt-eval score`` process (interpreter start, every metric, CIs, the sealed
+card on disk), alternating which goes first in each repeat so that load on a shared machine hits both alike:
+
+* in order: the reference itself (the same words, in their order);
+* word salad: each reference's words in a seeded random order (issue 22: a 500-line salad card took about a
+  quarter of an hour, TER's shift search).
+
+Prints both medians and ``ratio = salad / in order`` (goal ≤ 3; exit status 1 above it). ``--long-line``
+also scores one 1 MB output line (beside an ordinary line) and prints how long that took and the one line the
+card's warnings say about it.
+
+Run: ``.venv/bin/python benchmarks/bench_word_salad.py [--repeats N] [--lines A:B] [--long-line] [--data DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ntrex_common import DEFAULT_NTREX, SOURCE, read_lines, reference
+
+GOAL = 3.0
+MT_EVAL = Path(sys.executable).with_name("mt-eval")
+
+
+def salad(lines: list[str], seed: int = 22) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for line in lines:
+        words = line.split()
+        rng.shuffle(words)
+        out.append(" ".join(words))
+    return out
+
+
+def score(src: Path, ref: Path, hyps: list[str], folder: Path, name: str) -> tuple[float, dict]:
+    hyp = folder / f"{name}.txt"
+    hyp.write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    card = folder / f"{name}.json"
+    start = time.perf_counter()
+    subprocess.run([str(MT_EVAL), "score", "--source-file", str(src), "--reference-file", str(ref), "-l", "en-es",
+                    "--predictions", str(hyp), "-o", str(card)], check=True, capture_output=True)
+    return time.perf_counter() - start, json.loads(card.read_text(encoding="utf-8"))
+
+
+def long_line(folder: Path, sources: list[str], refs: list[str]) -> None:
+    """One 1 MB output line (refused with one line), and one just within ``MAX_OUTPUT_CHARS`` (timed)."""
+    from mt_eval.scoring.limits import MAX_OUTPUT_CHARS
+
+    src, ref = folder / "src2.txt", folder / "ref2.txt"
+    src.write_text("\n".join(sources) + "\n", encoding="utf-8")
+    ref.write_text("\n".join(refs) + "\n", encoding="utf-8")
+    words = salad([" ".join(refs * 400)])[0]  # real words in no order: the worst case for TER
+    for size in (1_048_576, MAX_OUTPUT_CHARS):
+        hyp = folder / "long.txt"
+        hyp.write_text(refs[0] + "\n" + (words * (size // len(words) + 1))[:size].strip() + "\n", encoding="utf-8")
+        start = time.perf_counter()
+        done = subprocess.run([str(MT_EVAL), "score", "--source-file", str(src), "--reference-file", str(ref), "-l",
+                               "en-es", "--predictions", str(hyp), "-o", str(folder / "long.json")],
+                              capture_output=True, text=True)
+        said = (done.stderr.strip().splitlines() or ["(nothing)"])[-1]
+        print(f"one output line of {size:,} characters: exit {done.returncode} in {time.perf_counter() - start:.2f} s"
+              + (f"; {said}" if done.returncode else ""))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_NTREX, metavar="DIR")
+    parser.add_argument("--lines", default="400:600", help="which lines, Python slice A:B (default 400:600)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--long-line", action="store_true", help="also score one 1 MB output line")
+    args = parser.parse_args()
+    a, b = (int(x) for x in args.lines.split(":"))
+    sources = read_lines(args.data / SOURCE)[a:b]
+    refs = read_lines(args.data / reference("spa"))[a:b]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        src, ref = folder / "src.txt", folder / "ref.txt"
+        src.write_text("\n".join(sources) + "\n", encoding="utf-8")
+        ref.write_text("\n".join(refs) + "\n", encoding="utf-8")
+        times: dict[str, list[float]] = {"in order": [], "word salad": []}
+        outputs = {"in order": refs, "word salad": salad(refs)}
+        ter: dict[str, float] = {}
+        for k in range(args.repeats):
+            for name in (list(outputs) if k % 2 == 0 else list(outputs)[::-1]):
+                elapsed, card = score(src, ref, outputs[name], folder, name.replace(" ", "_"))
+                times[name].append(elapsed)
+                ter[name] = card["scores"]["ter"]
+        med = {name: statistics.median(t) for name, t in times.items()}
+        for name, t in med.items():
+            print(f"{name:11s} median {t:7.2f} s over {args.repeats} (TER {ter[name]:.2f}; {len(refs)} lines)")
+        ratio = med["word salad"] / med["in order"]
+        print(f"ratio = word salad / in order = {ratio:.2f} (goal ≤ {GOAL})")
+        if args.long_line:
+            long_line(folder, sources[:2], refs[:2])
+    return 0 if ratio <= GOAL else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
