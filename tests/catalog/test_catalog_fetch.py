@@ -33,7 +33,9 @@ def test_ntrex_equals_upstream_files_and_pins_their_sha256(upstream: Upstream, c
     dataset = load_corpus(fetched.path)
     assert (dataset.info.id, dataset.info.source_language, dataset.info.target_language) == \
         ("ntrex128:eng-spa", "en", "es")
-    files = (dataset.info.model_extra or {})["upstream"]["files"]
+    extra = dataset.info.model_extra or {}
+    assert extra["attribution"].startswith("Federmann, Kocmi and Xin (2022)") and dataset.info.license == "CC-BY-SA-4.0"
+    files = extra["upstream"]["files"]
     assert files[1]["sha256"] == "0ad8129e5ce0bea86ba7e0ea0db0504d6626b8a4d2a7cf4c44b7791c70e99b84"
     assert dataset.info.exposure is not None and dataset.info.exposure["released"] == "2022-10"
     assert fetched.downloaded == 2

@@ -28,8 +28,9 @@ _CHUNK = 1 << 16
 class FetchOptions:
     """How files are fetched. ``mirror``: a base URL every upstream URL is rewritten under
     (``https://host/path`` → ``MIRROR/host/path``), for institutional mirrors and for the tests' local
-    server; ``offline``: refuse any download; ``headers`` per host (e.g. a Hugging Face token for a gated
-    dataset)."""
+    server; ``offline``: refuse any download; ``headers`` per upstream host (e.g. a Hugging Face token for a
+    gated dataset), sent to that host's URL — through the mirror when one is set, which stands in for the host
+    — and never on a redirect."""
 
     offline: bool = False
     mirror: str | None = None

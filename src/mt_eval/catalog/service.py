@@ -74,6 +74,8 @@ def _document(the_plan: Plan, segments: list[Segment], files: list[dict[str, str
         "language_pair": f"{the_plan.source_language}-{the_plan.target_language}",
         "source_language": the_plan.source_language, "target_language": the_plan.target_language,
         "license": family.licence, "provenance": ["corpus"],
+        # what a CC BY(-SA) licence asks of every page showing the data (the store and web read this field)
+        "attribution": f"{family.citation} {family.homepage} ({family.licence})",
         "upstream": {"family": family.name, "title": family.title, "homepage": family.homepage,
                      "version": family.version, "citation": family.citation, "files": files},
         "exposure": the_plan.facts.as_dict(),
