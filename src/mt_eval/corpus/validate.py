@@ -24,6 +24,8 @@ SEGMENT_MINIMUMS: dict[Segment, int] = {
     Segment.DEVELOPMENT: 30,
     Segment.DIAGNOSTIC: 10,
 }
+# §2.3's minimum for held_out: not required (§11.1; the segment is reserved), but one that exists is this big
+HELD_OUT_MINIMUM = 10
 MIN_DIFFICULTY_TIERS = 3
 MIN_REGISTERS = 2
 NOT_GIVEN = "(not given)"
@@ -104,6 +106,10 @@ def _warnings(s: CorpusSummary) -> list[str]:
                 f"segment {segment.value} has {_n(have, 'entry', 'entries')}; "
                 f"Benchmark Spec §11.1 asks for at least {minimum}"
             )
+    held_out = s.by_segment.get(Segment.HELD_OUT.value, 0)
+    if 0 < held_out < HELD_OUT_MINIMUM:
+        out.append(f"segment held_out has {_n(held_out, 'entry', 'entries')}; Benchmark Spec §2.3 asks for at least "
+                   f"{HELD_OUT_MINIMUM} (or none: it is reserved for future evaluation)")
     tiers = [d for d, n in s.by_difficulty.items() if n]
     if len(tiers) < MIN_DIFFICULTY_TIERS:
         out.append(
