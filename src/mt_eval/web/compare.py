@@ -51,14 +51,49 @@ def _lens(request: Request, runs: list[str]) -> dict[str, Any]:
     return human_lens(store_of(request), cards)
 
 
+TEST_NAMES = {"bootstrap": "paired bootstrap", "approx-rand": "approximate randomisation"}
+
+
+def rule_of(comparison: dict[str, Any]) -> dict[str, str]:
+    """The decision rule in words (Scoring Spec §8.2, as ``mt-eval compare`` prints it): which test, which
+    p-value (Holm-adjusted across the candidates of one metric, or not), α and the interval's level."""
+    family = len(comparison["systems"]) - 1
+    holm = comparison["correction"] == "holm" and family > 1
+    count = (f"{comparison['n_trials']} trials" if comparison["method"] == "approx-rand"
+             else f"{comparison['n_resamples']} resamples")
+    return {"test": f"two-sided {TEST_NAMES.get(comparison['method'], comparison['method'])} ({count})",
+            "p": "Holm-adjusted p" if holm else "p",
+            "family": (f"Holm-adjusted across the {family} systems compared with the baseline, per metric" if holm
+                       else "one comparison per metric: nothing to adjust" if family == 1
+                       else "not corrected for multiple comparisons"),
+            "alpha": f"{comparison['alpha']:g}", "level": f"{100 * (1 - comparison['alpha']):g}%"}
+
+
+def why(row: dict[str, Any], rule: dict[str, str]) -> str:
+    """The verdict with its reason: a p of 0.032 is "not significant" only for a stated reason (here: the
+    adjusted p, or an interval of Δ that includes 0), and the page says which."""
+    p, alpha = row["p_adjusted"], row["alpha"]
+    if row["significant"]:
+        return f"significant: {rule['p']} {p:.3f} < α {rule['alpha']}, {rule['level']} CI of Δ excludes 0"
+    if not row["delta"]:
+        return "not significant: Δ = 0"
+    if p is None:
+        return "not significant: p undefined (no variation to test)"
+    if p >= alpha:
+        raw = f" (unadjusted p {row['p_value']:.3f})" if row["p_value"] is not None and row["p_value"] != p else ""
+        return f"not significant: {rule['p']} {p:.3f} ≥ α {rule['alpha']}{raw}"
+    return f"not significant: {rule['p']} {p:.3f} < α {rule['alpha']} but the {rule['level']} CI of Δ includes 0"
+
+
 @router.get("/compare", response_class=HTMLResponse, summary="Compare runs (page)")
 def compare_page(request: Request, runs: Runs) -> HTMLResponse:
     data = {**_compare(request, runs), "lens": _lens(request, runs)}
     comparison = data["comparison"]
+    rule = rule_of(comparison)
     by_metric: dict[str, list[dict[str, Any]]] = {}
-    for row in comparison["paired"]:
-        by_metric.setdefault(row["metric"], []).append(row)
-    return page(request, "compare.html", data=data, comparison=comparison, by_metric=by_metric,
+    for row in comparison["paired"]:  # a copy with its reason: the remembered comparison stays as the API gives it
+        by_metric.setdefault(row["metric"], []).append({**row, "why": why(row, rule)})
+    return page(request, "compare.html", data=data, comparison=comparison, by_metric=by_metric, rule=rule,
                 title=f"Compare {len(data['runs'])} runs")  # fmt: skip
 
 
