@@ -49,7 +49,7 @@ def test_score_prints_spec_block_and_writes_metrics(gold: Path, tmp_path: Path) 
     ])  # fmt: skip
     out = tmp_path / "out" / "metrics.json"
     result = invoke("score", "--gold", str(gold), "--predictions", str(preds), "--system", "lbrag",
-                    "--out", str(out))  # fmt: skip
+                    "--out", str(out), "--spec-block")  # fmt: skip
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[:3] == ["=" * 80, "Experiment Results Summary", "=" * 80]
@@ -105,7 +105,8 @@ def test_only_predicted_and_null_predictions(gold: Path, tmp_path: Path) -> None
 
 def test_long_system_names_stay_aligned(gold: Path, tmp_path: Path) -> None:
     p = _preds(tmp_path, [{"id": "q1", "prediction": "北京"}])
-    result = invoke("compare", "--gold", str(gold), "--baseline", "a", f"a={p}", f"a-much-longer-name={p}")
+    result = invoke("compare", "--gold", str(gold), "--baseline", "a", f"a={p}", f"a-much-longer-name={p}",
+                    "--spec-block")
     assert result.exit_code == 0, result.output
     rows = [line for line in result.stdout.splitlines() if "| EM=" in line]
     assert [row.index("|") for row in rows] == [19, 19]
@@ -175,3 +176,30 @@ def test_judge_options_need_a_model_and_a_key(gold: Path, tmp_path: Path, monkey
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     _assert_user_error(invoke("score", "--gold", str(gold), "--predictions", str(p), "--judge-model", "m"),
                        "OPENROUTER_API_KEY is not set")  # fmt: skip
+
+
+def test_score_prints_a_rich_table_like_show_and_compare(gold: Path, tmp_path: Path) -> None:
+    """By default the scores are a table in show's and compare's style (no spec block), its numbers those
+    of metrics.json; --spec-block gives the spec's plain block instead, for scripts."""
+    base = _preds(tmp_path, [{"id": q["id"], "prediction": "不知道"} for q in GOLD], "base.jsonl")
+    preds = _preds(tmp_path, [{"id": "q1", "prediction": "北京"}, {"id": "q2", "prediction": "4429m"},
+                              {"id": "q3", "prediction": "1990年"}])
+    out = tmp_path / "metrics.json"
+    result = CliRunner().invoke(app, ["qa", "score", "--gold", str(gold), "--predictions", str(preds), "--system",
+                                      "lbrag", "--baseline-predictions", str(base), "--out", str(out)],
+                                env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    assert "=" * 80 not in result.stdout and "Experiment Results Summary" not in result.stdout
+    assert "Scores (mean ± standard deviation over questions)" in result.stdout
+    header = next(line for line in result.stdout.splitlines() if "EM ↑" in line)
+    for column in ("system", "F1 ↑", "RLC ↑", "Cost ↓", "CNBE ↑"):
+        assert column in header
+    metrics = json.loads(out.read_text("utf-8"))["metrics"]
+    rows: dict[str, str] = {}
+    for line in result.stdout.splitlines():  # the scores table's row of each system comes first
+        if line.split()[:1] in (["lbrag"], ["baseline"]):
+            rows.setdefault(line.split()[0], line)
+    m = metrics["lbrag"]  # qa score reports the scored system; the baseline serves CNBE and the paired tests
+    assert set(rows) == {"lbrag"} and f"{m['em']:.3f} ±{m['em_std']:.3f}" in rows["lbrag"]
+    assert f"{m['f1']:.3f} ±{m['f1_std']:.3f}" in rows["lbrag"] and f"{m['cnbe']:.5f} ±" in rows["lbrag"]
+    assert "Paired bootstrap vs baseline" in result.stdout  # the statistics tables follow, unchanged

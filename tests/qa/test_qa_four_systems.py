@@ -81,7 +81,7 @@ lbrag    | EM=0.750±0.433 | F1=0.750±0.433 | RLC=1.000±0.000 | Cost=20.0±18.
 def run(tmp_path: Path) -> tuple[str, dict[str, object], Path]:
     gold = write_jsonl(tmp_path / "gold.jsonl", GOLD)
     args = ["compare", "--gold", str(gold), "--baseline", "direct", "--out", str(tmp_path / "metrics.json"),
-            "--per-sample", str(tmp_path / "samples.jsonl"), "--n-resamples", "200"]  # fmt: skip
+            "--per-sample", str(tmp_path / "samples.jsonl"), "--n-resamples", "200", "--spec-block"]  # fmt: skip
     for name, rows in SYSTEMS.items():
         args.append(f"{name}={write_jsonl(tmp_path / f'{name}.jsonl', rows)}")
     result = CliRunner().invoke(app, ["qa", *args])

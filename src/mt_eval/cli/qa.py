@@ -22,7 +22,7 @@ from mt_eval.qa.card import build_card
 from mt_eval.qa.metrics import DEFAULT_RLC_THRESHOLD
 from mt_eval.qa.report import CORRECTIONS, Correction, QAReport, metrics_document, per_sample_rows
 from mt_eval.qa.run import JudgeConfig, RunOptions, parse_system_spec, run_qa
-from mt_eval.render.qa import format_summary, statistics_tables, warnings
+from mt_eval.render.qa import format_summary, scores_table, statistics_tables, warnings
 from mt_eval.runcard.io import write_card
 
 JUDGE = JudgeConfig(model="")  # the judge options' defaults
@@ -63,6 +63,9 @@ JudgeCachePath = Annotated[
 ]
 JudgeConcurrency = Annotated[int, typer.Option("--judge-concurrency", help="Judge requests in flight.")]
 JudgeTemperature = Annotated[float, typer.Option("--judge-temperature", help="Judge sampling temperature.")]
+SpecBlock = Annotated[bool, typer.Option(
+    "--spec-block", help="Print the QA spec's plain summary block (80 '=', one 'name | EM=… | F1=…' line per "
+    "system) instead of the scores table, for scripts.")]
 
 
 def _judge(
@@ -97,10 +100,14 @@ def _correction(value: str) -> Correction:
     raise UserError(f"unknown --correction '{value}' (use holm or none)", field="correction")
 
 
-def _emit(report: QAReport, out: Path | None, per_sample: Path | None, card: Path | None) -> None:
+def _emit(report: QAReport, out: Path | None, per_sample: Path | None, card: Path | None,
+          spec_block: bool = False) -> None:
     for line in warnings(report):
         typer.echo(line, err=True)
-    typer.echo(format_summary(report))
+    if spec_block:  # the QA spec's plain block, verbatim, for scripts that read it
+        typer.echo(format_summary(report))
+    else:  # the same rich tables as show and compare
+        out_console.print(scores_table(report))
     for table in statistics_tables(report):
         out_console.print(table)
     if card is None and out is not None:
@@ -148,6 +155,7 @@ def score(
     judge_cache: JudgeCachePath = JUDGE.cache_path or "",
     judge_concurrency: JudgeConcurrency = JUDGE.concurrency,
     judge_temperature: JudgeTemperature = JUDGE.temperature,
+    spec_block: SpecBlock = False,
 ) -> None:
     """Score one system's predictions against gold QA data.
 
@@ -164,7 +172,7 @@ def score(
                            _judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
                                   judge_concurrency, judge_temperature))  # fmt: skip
     report = run_qa(gold, systems, options, baseline=baseline, report=[system])
-    _emit(report, out, per_sample, card)
+    _emit(report, out, per_sample, card, spec_block)
 
 
 @qa_app.command("compare")
@@ -189,6 +197,7 @@ def compare(
     judge_cache: JudgeCachePath = JUDGE.cache_path or "",
     judge_concurrency: JudgeConcurrency = JUDGE.concurrency,
     judge_temperature: JudgeTemperature = JUDGE.temperature,
+    spec_block: SpecBlock = False,
 ) -> None:
     """Compare several systems on the same gold data, with CNBE and paired tests against a baseline.
 
@@ -201,4 +210,4 @@ def compare(
                            _judge(judge_model, judge_provider, judge_base_url, judge_api_key_env, judge_cache,
                                   judge_concurrency, judge_temperature))  # fmt: skip
     report = run_qa(gold, parsed, options, baseline=baseline)
-    _emit(report, out, per_sample, card)
+    _emit(report, out, per_sample, card, spec_block)

@@ -1,9 +1,10 @@
-"""The console text of a QA run: the spec's summary block, the statistics after it, the warnings.
+"""The console text of a QA run: the scores, the statistics after them, the warnings.
 
-The spec's block (80 ``=``, a title, one ``name | EM=… | F1=… | …`` line per system) is printed
-verbatim; the harness's additions — bootstrap CIs and Holm-corrected paired tests — follow it as
-separate rich tables so the spec's lines stay exactly as specified and machine-greppable (the spec
-block is a plain string: rich would wrap its long lines on a narrow terminal).
+By default the scores are a rich table in the style of ``show`` and ``compare`` (one row per system,
+mean ± standard deviation per metric, the direction beside each name); bootstrap CIs and
+Holm-corrected paired tests follow as tables of the same style. ``--spec-block`` prints the QA
+spec's plain block instead of the scores table (80 ``=``, a title, one ``name | EM=… | F1=… | …``
+line per system), verbatim and machine-greppable (a plain string: rich would wrap its long lines).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from mt_eval.qa.report import QAReport, coverage
 RULE = "=" * 80
 TITLE = "Experiment Results Summary"
 NAME_WIDTH = 8  # the spec's example pads "direct" to 8 columns
-_LABELS = {"em": "EM", "f1": "F1", "rlc": "RLC", "semantic_score": "Sem"}
+_LABELS = {"em": "EM", "f1": "F1", "rlc": "RLC", "cost": "Cost", "cnbe": "CNBE", "semantic_score": "Sem"}
 
 
 def _name(name: str, width: int) -> str:
@@ -43,6 +44,28 @@ def summary_line(name: str, s: Mapping[str, float], width: int = NAME_WIDTH) -> 
     if "semantic_score" in s:
         parts.append(f"Sem={s['semantic_score']:.3f}±{s['semantic_score_std']:.3f}")
     return " | ".join(parts)
+
+
+_DIRECTIONS = {"em": "↑", "f1": "↑", "rlc": "↑", "cost": "↓", "cnbe": "↑", "semantic_score": "↑"}
+
+
+def scores_table(report: QAReport) -> Table:
+    """The scores as ``show``/``compare`` print theirs: a rich table, one row per system (the baseline
+    marked), each metric's mean ± its standard deviation over questions; CNBE and Sem only when computed."""
+    summaries = {name: res.summary() for name, res in report.systems.items()}
+    shown = [m for m in ("em", "f1", "rlc", "cost", "cnbe", "semantic_score")
+             if any(m in s for s in summaries.values())]
+    table = Table(title="Scores (mean ± standard deviation over questions)", title_justify="left", show_edge=False)
+    table.add_column("system", overflow="fold")
+    for m in shown:
+        table.add_column(f"{_LABELS.get(m, m.upper())} {_DIRECTIONS[m]}", justify="right", no_wrap=True)
+    digits = {"cost": 1, "cnbe": 5}
+    baseline = report.baseline.name if report.baseline is not None else None
+    for name, s in summaries.items():
+        label = escape(name) + (" [dim](baseline)[/dim]" if name == baseline else "")
+        table.add_row(label, *(f"{s[m]:.{digits.get(m, 3)}f} [dim]±{s[m + '_std']:.{digits.get(m, 3)}f}[/dim]"
+                               if m in s else "–" for m in shown))
+    return table
 
 
 def format_summary(report: QAReport) -> str:
