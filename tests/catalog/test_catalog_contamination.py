@@ -98,3 +98,36 @@ def test_leaderboard_clean_only(env: Path, upstream: Upstream, tmp_path: Path) -
 @pytest.mark.parametrize("flag", ["--clean-only"])
 def test_leaderboard_help_names_the_flag(flag: str) -> None:
     assert flag in _ok("leaderboard", "--help")
+
+
+@pytest.mark.slow
+def test_migration_fills_rows_and_the_filter_holds_on_both_databases(cards: dict[str, Path], db_url: str) -> None:
+    """SQLite and PostgreSQL: insert_card stores both months, migration 0010 refills them from the card JSON
+    after a downgrade, and --clean-only compares them as months."""
+    from mt_eval.store.insert import insert_card
+    from mt_eval.store.query import Filters, query_rows
+
+    base = json.loads(cards["near"].read_text(encoding="utf-8"))
+    for n, slug in enumerate(("openai/gpt-4o-mini", "gpt-3.5-turbo", "apertium/eng-spa")):
+        card = {**base, "run_card_hash": f"{n:064x}", "model_slug": slug,
+                "dataset": {**base["dataset"], "exposure": {"released": "2022-10"}}}
+        with open_store(db_url) as store, store.session() as session:
+            insert_card(session, card, None, entries=False)
+    expected = {("openai/gpt-4o-mini", "2023-10", "2022-10"), ("gpt-3.5-turbo", "2021-09", "2022-10"),
+                ("apertium/eng-spa", None, "2022-10")}
+
+    def stored() -> set[tuple[str, str | None, str | None]]:
+        with open_store(db_url) as store, store.session() as session:
+            rows = session.execute(select(Card.model_slug, Card.training_cutoff, Card.test_released))
+            return {(slug, cutoff, released) for slug, cutoff, released in rows}
+    assert stored() == expected
+    with open_store(db_url) as store, store.session() as session:
+        session.execute(update(Card).values(training_cutoff=None, test_released=None))
+    store = open_store(db_url)
+    downgrade(store.engine, "0009")
+    upgrade(store.engine)
+    store.close()
+    assert stored() == expected
+    with open_store(db_url) as store, store.session() as session:
+        assert [r.model for r in query_rows(session, Filters(clean_only=True))] == ["gpt-3.5-turbo"]
+        assert len(query_rows(session, Filters())) == 3
