@@ -86,6 +86,7 @@ class MethodIdentity:
     config: dict[str, Any] = field(default_factory=dict)
     provider: str = "local"
     system_prompt: str = ""
+    coaching: str | None = None  # the coaching text appended to the system prompt (method_config.coachingPrompt)
 
 
 @runtime_checkable

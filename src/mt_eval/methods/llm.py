@@ -140,7 +140,7 @@ class LLMMethod(MethodBase):
         self.identity = MethodIdentity(
             name=f"{kind}:{s.model}", method_class=MethodClass.COACHED_LLM if coached else MethodClass.RAW_LLM,
             version=METHOD_VERSION, model_slug=s.model, config=config, provider=self.endpoint.provider,
-            system_prompt=self.system_prompt)
+            system_prompt=self.system_prompt, coaching=coaching)
         self._client: OpenAICompatClient | None = None
         self._cache: ResponseCache | None = None
 

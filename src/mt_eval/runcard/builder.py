@@ -268,9 +268,9 @@ def build_card(
             "batchSize": cfg.get("batch_size"),
             "register": cfg.get("register"),
             "coachingFile": cfg.get("coaching_file"),
-            "coachingPrompt": None,
+            "coachingPrompt": identity.coaching,  # the coaching text the prompt carried (None: no coaching)
             "promptContext": cfg.get("prompt_context"),
-            "qualityTier": None,
+            "qualityTier": scores["quality_tier"],  # this run's §5 tier
         },
         "dataset": {
             "id": dataset.info.id,
@@ -320,6 +320,10 @@ def build_card(
         card["statistics"] = statistics.reference(table, sidecar, statistics_file)
     components = fingerprint_components(card)
     card["fingerprint"] = {"hash": fingerprint_hash(components), "components": components}
+    # §10.1's "model ID used for COMET": the checkpoint's name and content hash (never its path), null without it
+    comet_block = card.get("comet")
+    scores["comet_model"] = (f"{comet_block['comet_model']}@sha256:{comet_block['checkpoint_sha256']}"
+                             if isinstance(comet_block, dict) else None)
     RunCard.model_validate(card)  # schema check before sealing: a card we write always loads
     return seal(card), sidecar
 

@@ -190,6 +190,8 @@ class GroupScores(_Open):
     comet_score: float | None = None
     """COMET from a local checkpoint (``--comet-model``; null without it): reported with the low-resource
     warning, never in the composite."""
+    comet_model: str | None = None
+    """The checkpoint comet_score used, ``NAME@sha256:HASH`` of its content (null without ``--comet-model``)."""
     code_switching_rate: float | None = None
     """Share of output words in the source language (lower is better)."""
     hallucination_rate: float | None = None
