@@ -104,11 +104,11 @@ def download(url: str, dest: Path, *, options: FetchOptions, expected_sha256: st
         partial.unlink(missing_ok=True)
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         raise UserError(f"download failed: {reason} for {real}", hint="check the network or the mirror, then "
-                        "fetch again (nothing was kept)") from None
+                        "fetch again; nothing was kept") from None
     if length is not None and length.isdigit() and int(length) != received:
         partial.unlink(missing_ok=True)
         raise UserError(f"download truncated: {received} of {length} bytes from {real}",
-                        hint="the connection was cut; fetch again (nothing was kept)")
+                        hint="the connection was cut; fetch again; nothing was kept")
     got = digest.hexdigest()
     if expected_sha256 is not None and got != expected_sha256:
         partial.unlink(missing_ok=True)
