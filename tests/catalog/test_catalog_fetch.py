@@ -199,3 +199,17 @@ def test_an_endless_body_is_cut_at_the_size_limit(upstream: Upstream, cache: Cac
     with pytest.raises(UserError, match=r"larger than the 1000-byte limit"):
         fetch_corpus("ntrex128:eng-spa", cache=cache, options=small, accept_licence=True)
     assert not list((cache.root / "raw").rglob("*.part"))
+
+
+def test_flores_file_repeating_ids_is_refused(upstream: Upstream, cache: Cache, options: FetchOptions) -> None:
+    """Two variants of a language in one file would pair each source with whichever row came last."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"id": [0, 1, 1], "text": ["a", "b", "b2"]}), sink)
+    upstream.files[FLORES_PATH + "devtest/spa_Latn.parquet"] = sink.getvalue()
+    with pytest.raises(UserError, match="repeats sentence ids"):
+        fetch_corpus("flores-plus:devtest:eng_Latn-spa_Latn", cache=cache, options=options, accept_licence=True)

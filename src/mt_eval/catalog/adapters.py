@@ -119,8 +119,11 @@ def _flores_rows(path: Path) -> dict[int, str]:
     except Exception as exc:  # pyarrow raises its own ArrowInvalid/OSError family for a damaged file
         raise UserError(f"not a FLORES+ parquet file: {exc}", file=str(path),
                         hint="delete it from the cache and fetch again") from None
-    return {int(i): str(t) for i, t in zip(table.column("id").to_pylist(), table.column("text").to_pylist(),
-                                           strict=True)}
+    ids = [int(i) for i in table.column("id").to_pylist()]  # an int column, or numeric strings in some exports
+    if len(set(ids)) != len(ids):
+        raise UserError("FLORES+ file repeats sentence ids (several variants of the language in one file?)",
+                        file=str(path), hint="pick the variant's own file")
+    return dict(zip(ids, (str(t) for t in table.column("text").to_pylist()), strict=True))
 
 
 def _flores_convert(paths: list[Path]) -> list[Segment]:
