@@ -60,3 +60,11 @@ def test_a_card_scored_before_the_metrics_shows_no_section(card: dict) -> None:
                 "addition_rate", "omission_rate"):
         old["metrics"].pop(key)
     assert critical_view(old) is None and '<section id="critical">' not in render_html(old)
+
+
+def test_a_language_without_a_cue_list_says_negation_is_not_checked() -> None:
+    card = mt_eval.score(["Hakujiuzulu."], ["Alijiuzulu."], sources=["He resigned."], lang="en-sw").card
+    assert card["scores"]["negation_error_rate"] is None and card["scores"]["critical_error_rate"] == 0.0
+    view = critical_view(card)
+    assert view is not None and "negation error: not checked (no negation cue list on the sw language card)" in (
+        view["summary"])

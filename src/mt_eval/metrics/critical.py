@@ -186,11 +186,21 @@ def critical_summary(card: Mapping[str, Any]) -> str | None:
         value, ci = scores.get(key), cis.get(key)
         name = key.removesuffix("_rate").replace("_", " ")
         if not isinstance(value, int | float):
-            parts.append(f"{name}: not checked")
+            parts.append(f"{name}: not checked{_why_not(key, card)}")
         else:
             interval = f" [{ci['ci_lower']:.3f}, {ci['ci_upper']:.3f}]" if isinstance(ci, Mapping) else ""
             parts.append(f"{name} {value:.3f}{interval}")
     return "; ".join(parts)
+
+
+def _why_not(key: str, card: Mapping[str, Any]) -> str:
+    """Why a check has no value on the card: the reason a report gives instead of a number."""
+    dataset = card.get("dataset") or {}
+    if key == "negation_error_rate":
+        return f" (no negation cue list on the {dataset.get('target_language')} language card)"
+    if key == "entity_error_rate":
+        return " (no sources, or source and target do not share a cased script: names are not transliterated)"
+    return ""
 
 
 def critical_view(card: Mapping[str, Any], limit: int = 20,
