@@ -23,6 +23,7 @@ from mt_eval.cli import (
     keys,
     languages,
     metrics,
+    power,
     qa,
     rescore,
     review,
@@ -93,6 +94,7 @@ app.add_typer(calibrate.calibrate_app, name="calibrate")
 app.command("robustness")(robustness.robustness)
 app.add_typer(accounts.accounts_app, name="accounts")
 app.add_typer(qa.qa_app, name="qa")
+app.command("power")(power.power)
 
 
 def main() -> None:
