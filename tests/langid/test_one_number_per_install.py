@@ -119,3 +119,18 @@ def test_a_card_scored_with_another_detector_is_not_verified_here() -> None:
     assert detector_problem({"language_detector": None, "metrics": {}}) is None  # rules alone: any install
     # an older card without the field: the detector its signatures name
     assert detector_problem({"metrics": {"code_switching_rate": {"signature": "langid:lingua-0.0.1"}}})
+
+
+def test_verify_command_refuses_another_detector_in_one_line(tmp_path: Path) -> None:
+    """``mt-eval verify`` on a card scored with a detector this install lacks: exit 2, one line naming both."""
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+
+    card = mt_eval.score(["Vielen Dank."], ["Vielen Dank."], sources=["Thank you."], lang="en-de").card
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps(dict(card, language_detector="lingua-language-detector 0.0.1")), encoding="utf-8")
+    result = CliRunner().invoke(app, ["verify", str(path)])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "lingua-language-detector 0.0.1" in lines[0]

@@ -81,7 +81,7 @@ def verify(
     from mt_eval.runcard.judges import card_judges, require_judges
     from mt_eval.runcard.rescore import require_comet
     from mt_eval.runcard.signing import check_card_signatures
-    from mt_eval.runcard.verify import verify_card
+    from mt_eval.runcard.verify import require_same_detector, verify_card
 
     data = read_card_json(card)  # a QA card (``mt-eval qa … --out``) has a schema of its own
     checks = check_card_signatures(card, data.get("run_card_hash"))  # a malformed .sig: one line, before the work
@@ -89,6 +89,8 @@ def verify(
     qa = is_qa_card(data)
     judges = require_judges(card_judges(data), given) if not qa else []  # refused: exit 2, one line
     comet = require_comet(data, checkpoint) if not qa else None
+    if not qa:
+        require_same_detector(data)  # scored with a detector this install lacks: refused, exit 2, one line
     problems = (verify_qa_card(data) if qa
                 else verify_card(migrate(data, file=str(card)), card, judges=judges, comet=comet))
     if problems:

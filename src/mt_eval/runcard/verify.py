@@ -156,6 +156,12 @@ def detector_problem(card: Mapping[str, Any]) -> str | None:
             f"code_switching_rate cannot be recomputed here (install {recorded.replace(' ', '==')})")
 
 
+def require_same_detector(card: Mapping[str, Any]) -> None:
+    """``mt-eval verify``'s refusal (one line, exit 2), as for judges and COMET checkpoints it lacks."""
+    if (mixed := detector_problem(card)) is not None:
+        raise UserError(mixed, hint="verify it where that detector is installed")
+
+
 def verify_card(card: dict[str, Any], path: str | Path | None = None, judges: Sequence[OptInMetric] = (),
                 comet: CometConfig | None = None) -> list[str]:
     """Problems found, most specific first; an empty list means the card verifies.
