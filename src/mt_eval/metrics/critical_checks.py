@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
 
 from mt_eval.languages.card import LanguageCard
@@ -42,6 +43,8 @@ CASED_SCRIPTS = frozenset({"Latn", "Cyrl", "Grek"})  # scripts with capital lett
 # digit runs with their separators; a space joins only a following group of exactly three digits (1 000)
 _NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f]\d+|[ ](?=\d{3}(?!\d))\d{3})*")
 _SENTENCE_END = re.compile(r"[.!?…。！？؟।]+[\"'»”’)\]]*(?:\s+|$)")
+_POSSESSIVE = re.compile(r"['’]s$")
+_HYPHENS = re.compile(r"[-‐]")
 _FINAL_END = re.compile(r"[.!?…。！？؟।]+[\"'»”’)\]]*$")
 
 
@@ -67,9 +70,10 @@ class Findings:
         return {c: list(v) for c, v in self.found.items() if v}
 
 
+@lru_cache(maxsize=65536)  # corpora repeat their vocabulary: each word is folded once per process
 def fold(text: str) -> str:
     """Case and accents folded, a final possessive dropped: ``Trump’s`` and ``trump`` are one name."""
-    text = re.sub(r"['’]s$", "", text)
+    text = _POSSESSIVE.sub("", text)
     return "".join(c for c in unicodedata.normalize("NFD", text.casefold()) if not unicodedata.combining(c))
 
 
@@ -94,15 +98,24 @@ def digit_numbers(text: str) -> list[str]:
 
 def word_numbers(ws: Iterable[Word], card: LanguageCard) -> list[str]:
     """Values of the card's number words (``twenty-five`` as the sum of its parts)."""
-    table = dict(card.number_words)
+    table = _number_table(card.number_words)
     if not table:
         return []
     out = []
     for w in ws:
-        parts = re.split(r"[-‐]", w.text.casefold())
-        if all(p in table for p in parts):
-            out.append(str(sum(table[p] for p in parts)))
+        low = w.text.casefold()
+        if low in table:
+            out.append(str(table[low]))
+        elif "-" in low or "‐" in low:
+            parts = _HYPHENS.split(low)
+            if all(p in table for p in parts):
+                out.append(str(sum(table[p] for p in parts)))
     return out
+
+
+@lru_cache(maxsize=64)
+def _number_table(pairs: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    return dict(pairs)
 
 
 def sentences(text: str) -> int:
