@@ -54,10 +54,13 @@ def test_plain_text_input_has_no_breakdowns(plain_card):
 
 def test_a_dimension_the_corpus_carries_keeps_its_table(tmp_path: Path):
     """The bundled corpus annotates difficulty, register and segment; every entry is provenance corpus."""
-    out = tmp_path / "a.json"
-    result = runner.invoke(app, ["run", "-c", "examples/ntrex128-eng-spa.json", "--method", "apertium:eng-spa",
-                                 "--ids", "1-24", "-o", str(out), "--runs-dir", str(tmp_path / "runs"),
-                                 "--bootstrap", "50"])
+    out, hyps = tmp_path / "a.json", tmp_path / "hyp.jsonl"
+    entries = json.loads(Path("examples/ntrex128-eng-spa.json").read_text(encoding="utf-8"))["entries"][:24]
+    hyps.write_text("".join(json.dumps({"entry_id": e["id"], "predicted": " ".join(e["reference"].split()[:-1])})
+                            + "\n" for e in entries), encoding="utf-8")
+    result = runner.invoke(app, ["score", "-c", "examples/ntrex128-eng-spa.json", "-p", str(hyps), "--ids", "1-24",
+                                 "--system", "s", "-o", str(out), "--runs-dir", str(tmp_path / "runs"),
+                                 "--bootstrap", "20"])
     assert result.exit_code == 0, result.output
     scores = json.loads(out.read_text(encoding="utf-8"))["scores"]
     assert len(scores["by_difficulty"]) > 1 and len(scores["by_register"]) > 1
