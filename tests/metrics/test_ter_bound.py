@@ -74,3 +74,13 @@ def test_an_output_over_the_limit_is_refused_with_one_line(tmp_path: Path, monke
     said = [line for line in result.output.splitlines() if "characters" in line]
     assert len(said) == 1 and "over the 100,000 one output may have" in said[0] and "'predicted'" in said[0]
     assert not Path("card.json").exists()
+
+
+def test_a_card_keeps_the_search_it_was_scored_with() -> None:
+    from mt_eval.metrics.base import CURRENT
+    from mt_eval.metrics.ter_bound import SHIFT_BUDGET, recorded_budget
+
+    assert recorded_budget(CURRENT) == SHIFT_BUDGET  # a fresh run: the bound
+    assert recorded_budget("nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0") == 1000  # before it
+    assert recorded_budget("nrefs:1|case:lc|tok:tercom|version:2.6.0|shifts:40|excess:200") == 40
+    assert recorded_budget(None) == 1000

@@ -19,7 +19,7 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from mt_eval.languages.card import LanguageCard, require_bleu_tokenizer
 from mt_eval.metrics.base import Level, MetricBase, MetricContext
-from mt_eval.metrics.ter_bound import MAX_SHIFT_EXCESS, SHIFT_BUDGET, BoundedTER
+from mt_eval.metrics.ter_bound import MAX_SHIFT_EXCESS, SHIFT_BUDGET, BoundedTER, recorded_budget
 
 _LOG_ZERO = -9999999999.0  # sacrebleu's my_log(0)
 
@@ -239,6 +239,12 @@ class Ter(SacreMetric):
     def signature(self, target: LanguageCard) -> str | None:
         """sacrebleu's signature and the bound: a card says its TER searched at most this many shifts."""
         return f"{super().signature(target)}|shifts:{SHIFT_BUDGET}|excess:{MAX_SHIFT_EXCESS}"
+
+    def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+        """A card being rescored keeps the search it was scored with: its recorded budget, or sacrebleu's own
+        unbounded one for a card sealed before the bound (its signature names no ``shifts``)."""
+        self.scorer(ctx.target).budget = recorded_budget(ctx.recorded_signature(self.id))
+        return super().statistics(hypotheses, ctx)
 
     def vector(self, sums: np.ndarray) -> np.ndarray:
         edits, ref_len = sums[..., 0], sums[..., 1]

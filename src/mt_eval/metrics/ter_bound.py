@@ -16,14 +16,26 @@ adversary picks to make scoring slow again.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sacrebleu.metrics import TER, lib_ter
+
+from mt_eval.metrics.base import CURRENT
 
 SHIFT_BUDGET = 25  # candidate shifts per segment and reference (sacrebleu: 1,000); decisions.md says why 25
 # no shift search at all for a hypothesis this many words longer than the reference: its edits are mostly
 # insertions whatever is shifted, and each candidate costs an edit distance over every word
 MAX_SHIFT_EXCESS = 200
+
+
+def recorded_budget(signature: str | None) -> int:
+    """The shift budget a TER signature records: ``CURRENT`` (not rescoring) or ``|shifts:N`` its own, a signature
+    from before the bound sacrebleu's full search (so a sealed card's TER recomputes exactly)."""
+    if signature == CURRENT:
+        return SHIFT_BUDGET
+    found = re.search(r"\|shifts:(\d+)", signature or "")
+    return int(found.group(1)) if found else lib_ter._MAX_SHIFT_CANDIDATES
 
 
 def bounded_edit_rate(words_hyp: list[str], words_ref: list[str], budget: int = SHIFT_BUDGET) -> tuple[int, int]:
@@ -52,7 +64,7 @@ class BoundedTER(TER):
 
     def __init__(self, budget: int = SHIFT_BUDGET, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.budget = budget
+        self.budget = budget  # ``metrics.sacre.Ter`` sets a rescored card's own before extracting
 
     def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict[str, Any]) -> list[float]:
         words_hyp = hypothesis.split()
