@@ -17,7 +17,8 @@ import sacrebleu
 
 from mt_eval.api import score
 from mt_eval.api.evaluation import evaluate_async
-from mt_eval.api.runs import evaluate_card, finish_run, prepare_run
+from mt_eval.api.orchestrate import evaluate_card, run
+from mt_eval.api.runs import finish_run, prepare_run
 from mt_eval.errors import UserError
 from mt_eval.metrics.base import Level, MetricContext, Status
 from mt_eval.metrics.opt_in import SECTIONS, OptInMetric, card_blocks, in_order
@@ -56,7 +57,7 @@ class LengthJudge(RatioMetric):
 
 
 def test_every_signature_between_the_caller_and_the_card_takes_one_sequence() -> None:
-    for fn in (build_card, score_outputs, prepare_run, finish_run, evaluate_card, evaluate_async, score):
+    for fn in (build_card, score_outputs, prepare_run, finish_run, run, evaluate_card, evaluate_async, score):
         params = inspect.signature(fn).parameters
         assert "opt_in" in params, fn.__name__
         assert not {"semantic", "comet", "judges", "extra"} & set(params), fn.__name__

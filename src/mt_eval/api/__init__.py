@@ -7,14 +7,17 @@
 
 Every function returns an :class:`EvalResult` (values, intervals, per-entry values, ``.card``) and writes
 nothing unless asked (``write=True`` or ``out=PATH``). ``evaluate`` is safe inside a running event loop
-(a notebook); ``evaluate_async`` is its coroutine. ``api.runs.evaluate_card`` is the CLI's path (always
-writes, returns the card dict and its path). docs/python.md has the worked examples.
+(a notebook); ``evaluate_async`` is its coroutine. ``run`` (``api.orchestrate``) is the CLI's path: plan,
+budget confirmation and progress through callbacks, resume checked once, an existing ``out`` refused unless
+``overwrite``; ``evaluate_card`` is ``run`` that always writes and returns the card dict and its path.
+docs/python.md has the worked examples.
 """
 
 from mt_eval.api.cards import compare, load_card
 from mt_eval.api.evaluation import evaluate, evaluate_async, score, score_predictions
+from mt_eval.api.orchestrate import RunOutcome, evaluate_card, run
 from mt_eval.api.results import EntryScore, EvalResult, MetricScore
-from mt_eval.api.runs import DEFAULT_RUNS_DIR, RunInterrupted, evaluate_card
+from mt_eval.api.runs import DEFAULT_RUNS_DIR, RunInterrupted
 
 __all__ = [
     "DEFAULT_RUNS_DIR",
@@ -22,11 +25,13 @@ __all__ = [
     "EvalResult",
     "MetricScore",
     "RunInterrupted",
+    "RunOutcome",
     "compare",
     "evaluate",
     "evaluate_async",
     "evaluate_card",
     "load_card",
+    "run",
     "score",
     "score_predictions",
 ]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mt_eval.api.runs import evaluate_card
+from mt_eval.api.orchestrate import evaluate_card
 from mt_eval.runcard.reproduce import Reproduction, bootstrap_of, card_dataset, compare_cards, method_from_card
 
 

@@ -2,14 +2,14 @@
 
 :func:`prepare_run` checks everything before a request is sent (analyser, opt-in metrics, resume),
 :func:`translate` drives the engine (the one awaitable step), :func:`finish_run` builds the sealed card
-and writes it where asked. :func:`evaluate_card` is the CLI's path (``mt-eval run``/``score``, the sweep,
-``reproduce``): it owns its event loop, always writes, and turns Ctrl-C into :class:`RunInterrupted`. The
-notebook API (``api.evaluation``) awaits the same steps inside the caller's loop and writes only when asked.
+and writes it where asked. ``api.orchestrate.run`` is the CLI's path (``mt-eval run``/``score``, the sweep,
+``reproduce``, through ``evaluate_card``): it owns its event loop, plans, asks about the budget and turns Ctrl-C
+into :class:`RunInterrupted`. The notebook API (``api.evaluation``) awaits the same steps inside the caller's
+loop and writes only when asked.
 """
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,20 +20,22 @@ from typing import Any
 from mt_eval.corpus.models import Dataset
 from mt_eval.engine.journal import DEFAULT_RUNS_DIR
 from mt_eval.engine.runner import Journal, Progress, read_journal, run_method
-from mt_eval.engine.session import check_resume, read_header
+from mt_eval.engine.session import compare_invocation, read_run
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard, language_card
 from mt_eval.methods.base import Method, Translation, as_method
 from mt_eval.metrics.opt_in import OptInMetric
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import write_card
+from mt_eval.runcard.judges import require_judges
 from mt_eval.runcard.seal import canonical_json, sha256_text
 from mt_eval.runcard.statistics import sidecar_name
+from mt_eval.scoring.calibrated import CalibratedProfile
 from mt_eval.scoring.egress import refuse_remote_on_secret
 from mt_eval.scoring.intervals import BootstrapConfig
 from mt_eval.scoring.pipeline import source_warnings
 
-__all__ = ["DEFAULT_RUNS_DIR", "PreparedRun", "RunInterrupted", "evaluate_card", "finish_run", "prepare_run",
+__all__ = ["DEFAULT_RUNS_DIR", "PreparedRun", "RunInterrupted", "finish_run", "open_journal", "prepare_run",
            "translate"]
 
 
@@ -86,11 +88,13 @@ def prepare_run(
     dataset: Dataset, method: Method, *, condition: str = "default", runs_dir: str | Path = DEFAULT_RUNS_DIR,
     selection: dict[str, Any] | None = None, resume: str | Path | None = None,
     invocation: dict[str, Any] | None = None, skip_analyser: bool = False, terminology: str | Path | None = None,
-    opt_in: Sequence[OptInMetric] = (), journal: bool = True,
+    opt_in: Sequence[OptInMetric] = (), journal: bool = True, profile: CalibratedProfile | None = None,
 ) -> PreparedRun:
-    """Check what would stop the run, before any request: the analyser, opt-in metrics on secret entries,
-    a resume's journal against this run. ``journal`` False keeps none (the API's ``write=False``: nothing on
-    disk); a ``resume`` always appends to the journal it continues."""
+    """Check what would stop the run, before any request: the analyser, opt-in metrics on secret entries, the
+    judges a calibrated ``profile`` weights, a resume's journal against this run (its header and finished entries
+    read once). ``journal`` False starts none (the API's ``write=False``: nothing on disk; ``api.run`` starts it
+    with :func:`open_journal` once the budget is confirmed); a ``resume`` always appends to the journal it
+    continues."""
     from mt_eval.analyzers.registry import require_analyser
     from mt_eval.languages.card import without_analyser
     from mt_eval.metrics.behavioral import load_terminology
@@ -104,14 +108,15 @@ def prepare_run(
     terms = load_terminology(terminology) if terminology else None
     for metric in opt_in:
         metric.preflight(dataset.entries)
+    if profile is not None:  # a profile weighting a judge is never computed without that very judge card
+        require_judges(profile.judges, opt_in, "the calibrated profile weights")
     refuse_remote_on_secret(opt_in, dataset.entries)  # before translating: scoring would refuse after it
     selection = selection or {}
     if resume is not None:
         run_dir = Path(resume)
-        header = read_header(run_dir)  # shape-checked; its values are compared, never followed
+        header, done = read_run(run_dir)  # shape-checked; its values are compared, never followed
         if invocation is not None:
-            check_resume(run_dir, invocation)
-        _, done = read_journal(run_dir / "journal.jsonl")
+            compare_invocation(header, invocation, run_dir)
         _check_resumable(header, _run_header(dataset, method, "", "", condition, selection, invocation), run_dir)
         wanted = {e.id for e in dataset.entries}  # once: a 10,000-entry resume is not a quadratic scan
         return PreparedRun(dataset, method, condition, selection, str(header["run_id"]), str(header["timestamp"]),
@@ -121,11 +126,17 @@ def prepare_run(
     prepared = PreparedRun(dataset, method, condition, selection, run_id,
                            datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), Path(runs_dir) / run_id, target, source,
                            terms)
-    if method.resumable and journal:
-        prepared.journal = Journal(prepared.run_dir / "journal.jsonl")
-        prepared.journal.header(_run_header(dataset, method, run_id, prepared.timestamp, condition, selection,
-                                            invocation))
+    if journal:
+        open_journal(prepared, invocation)
     return prepared
+
+
+def open_journal(run: PreparedRun, invocation: dict[str, Any] | None = None) -> None:
+    """Start a fresh run's journal (its run header, with ``invocation``) when the method keeps one."""
+    if run.method.resumable and run.journal is None:
+        run.journal = Journal(run.run_dir / "journal.jsonl")
+        run.journal.header(_run_header(run.dataset, run.method, run.run_id, run.timestamp, run.condition,
+                                       run.selection, invocation))
 
 
 async def translate(run: PreparedRun, progress: Progress | None = None) -> tuple[list[Translation], float]:
@@ -153,6 +164,7 @@ def interrupted(run: PreparedRun) -> RunInterrupted:
 def finish_run(
     run: PreparedRun, translations: list[Translation], elapsed: float, *, out: str | Path | None = None,
     write: bool = True, bootstrap: BootstrapConfig | None = None, opt_in: Sequence[OptInMetric] = (),
+    profile: CalibratedProfile | None = None,
 ) -> tuple[dict[str, Any], Path | None]:
     """The sealed card, and where it was written (``out``, else ``<run dir>/run_card.json``; None when
     ``write`` is False: the card then references no statistics sidecar, ``compare`` rebuilds them)."""
@@ -168,7 +180,7 @@ def finish_run(
     # them instead of re-running every metric (docs/decisions.md §23)
     card, stats = build_card(dataset, method.identity, translations, info, run.target, run.source,
                              run.terminology, statistics_file=sidecar_name(path) if path else None,
-                             opt_in=opt_in)
+                             opt_in=opt_in, calibrated=profile)
     return card, write_card(card, path, stats) if path else None
 
 
@@ -176,46 +188,3 @@ def _cost_source(sources: set[Any]) -> str:
     """What the card's cost came from: provider-reported, the pricing table, cache hits or a mix."""
     named = sorted(str(s) for s in sources - {"none"})
     return "+".join(named) if named else "none"
-
-
-def evaluate_card(
-    dataset: Dataset,
-    method: Method,
-    *,
-    condition: str = "default",
-    runs_dir: str | Path = DEFAULT_RUNS_DIR,
-    out: str | Path | None = None,
-    selection: dict[str, Any] | None = None,
-    progress: Progress | None = None,
-    bootstrap: BootstrapConfig | None = None,
-    resume: str | Path | None = None,
-    invocation: dict[str, Any] | None = None,
-    skip_analyser: bool = False,
-    terminology: str | Path | None = None,
-    opt_in: Sequence[OptInMetric] = (),
-) -> tuple[dict[str, Any], Path]:
-    """Translate every entry with ``method``, score it and write a sealed run card: the card and its path.
-
-    Finished entries are journalled in ``<runs_dir>/<run_id>/journal.jsonl`` as they complete
-    (methods that are ``resumable``: a predictions file keeps none, and with ``out`` leaves no run
-    directory); ``resume=<run dir>`` continues that run (same run id), sending only entries not yet
-    finished. ``invocation`` (CLI options, never secrets) is stored in the journal header; a resume
-    compares its own with it and refuses a difference (``engine/session.check_resume``), never
-    takes options from the file. Ctrl-C raises :class:`RunInterrupted`. This runs its own event loop
-    (``asyncio.run``): inside a running one, use ``mt_eval.evaluate``/``evaluate_async``.
-    A target card that declares an analyser this machine lacks stops the run *before* translating
-    (docs/decisions.md §19) unless ``skip_analyser``, which scores profile B and is recorded on the card.
-    ``opt_in``: opt-in metrics scored beside the others, each recorded in its own card block (``metrics.opt_in``:
-    ``SemanticScore(SemanticConfig)``, ``CometScore(CometConfig)``, generated judges from
-    ``metrics.judges.judge_metrics``); one that would send a secret (held-out) entry off the machine, or whose
-    package is missing, is refused before anything runs.
-    """
-    run = prepare_run(dataset, method, condition=condition, runs_dir=runs_dir, selection=selection, resume=resume,
-                      invocation=invocation, skip_analyser=skip_analyser, terminology=terminology, opt_in=opt_in)
-    try:
-        translations, elapsed = asyncio.run(translate(run, progress))
-    except KeyboardInterrupt:
-        raise interrupted(run) from None
-    card, path = finish_run(run, translations, elapsed, out=out, bootstrap=bootstrap, opt_in=opt_in)
-    assert path is not None  # written: write defaults to True
-    return card, path

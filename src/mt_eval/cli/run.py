@@ -24,6 +24,7 @@ from mt_eval.cli.common import (
     ConditionOpt,
     CorpusOpt,
     DifficultyOpt,
+    ForceOpt,
     IdsOpt,
     JudgeCacheOpt,
     JudgeOpt,
@@ -184,49 +185,61 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
               out_path: Path | None, selection: dict[str, Any], bootstrap: BootstrapConfig,
               llm: dict[str, Any] | None = None, resume: Path | None = None, invocation: dict[str, Any] | None = None,
               dry_run: bool = False, budget: float | None = None, yes: bool = False,
-              scoring: dict[str, Any] | None = None, failed_exit: int = 0) -> None:
-    """Build, plan, run and summarise; ``failed_exit``: the exit code when entries failed (run: 3)."""
+              scoring: dict[str, Any] | None = None, failed_exit: int = 0, force: bool = True) -> None:
+    """Build the method, hand the run to ``api.run`` and render what it reports; ``failed_exit``: the exit code
+    when entries failed (run: 3); ``force`` False: an existing ``out_path`` is refused before any work."""
+    from contextlib import ExitStack
+
     from rich.markup import escape
 
-    from mt_eval.api.runs import RunInterrupted, evaluate_card
+    from mt_eval.api.orchestrate import run as run_orchestrated
+    from mt_eval.api.runs import RunInterrupted
     from mt_eval.engine.failures import Failures
     from mt_eval.engine.runner import EngineStats
-    from mt_eval.engine.session import check_budget, finished_ids, plan_for, resume_command
+    from mt_eval.engine.session import resume_command
     from mt_eval.methods.registry import build_method
     from mt_eval.render.card import print_summary
     from mt_eval.render.progress import RunProgress, print_plan
+    from mt_eval.scoring.calibrated import load_profile
 
     method = (build_method(method_spec, dataset=full, llm_options={**(llm or {}), "require_key": not dry_run})
               if isinstance(method_spec, str) else method_spec)  # a dry run sends nothing: no key needed
     warn_language_cards(dataset)
-    plan = plan_for(method, dataset, finished_ids(resume))
-    if plan is not None and (dry_run or budget is not None):
-        print_plan(plan, out)
-    if dry_run:
-        if plan is None:
+
+    def on_plan(plan: dict[str, Any] | None) -> None:
+        if plan is not None and (dry_run or budget is not None):
+            print_plan(plan, out)
+        elif plan is None and dry_run:
             out.print(f"plan: {len(dataset.entries)} entries; method {method.identity.name} makes no paid requests")
-        return
-    check_budget(plan, budget, yes, lambda q: typer.confirm(q, default=False))
-    with RunProgress(err, method.identity.name, len(dataset.entries)) as tick:
+
+    profile = (scoring or {}).get("profile")
+    with ExitStack() as stack:
+        bar: list[Any] = []  # the progress bar starts with the first tick: after the plan and any budget question
+
         def progress(stats: EngineStats) -> None:  # each new kind of entry error is said as it happens
-            tick(stats)
+            if not bar:
+                bar.append(stack.enter_context(RunProgress(err, method.identity.name, len(dataset.entries))))
+            bar[0](stats)
             for line in stats.failures.new_lines():
                 err.print(f"[yellow]error:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
-        from mt_eval.scoring.calibrated import load_profile, using
-
-        profile = (scoring or {}).get("profile")
         try:
-            with using(load_profile(profile) if profile else None):
-                card, path = evaluate_card(dataset, method, condition=condition, runs_dir=runs_dir, out=out_path,
-                                           selection=selection, progress=progress, bootstrap=bootstrap, resume=resume,
-                                           invocation=invocation, **scoring_options(scoring))
+            outcome = run_orchestrated(
+                dataset, method, condition=condition, runs_dir=runs_dir, out=out_path, overwrite=force,
+                selection=selection, resume=resume, invocation=invocation, bootstrap=bootstrap,
+                profile=load_profile(profile) if profile else None, budget_usd=None if yes else budget,
+                confirm=(lambda q: typer.confirm(q, default=False)) if sys.stdin.isatty() else None,
+                on_plan=on_plan, progress=progress, dry_run=dry_run, **scoring_options(scoring))
         except RunInterrupted as exc:
+            stack.close()
             kept = (f"saved in {exc.run_dir}/journal.jsonl; resume with: {resume_command(sys.argv[1:], exc.run_dir)}"
                     if exc.run_dir else "this method keeps no journal: run it again")
             err.print(f"[yellow]interrupted:[/yellow] {exc.done} of {exc.total} entries finished and {escape(kept)}",
                       highlight=False, soft_wrap=True)
             raise typer.Exit(130) from None
+    card, path = outcome.card, outcome.path
+    if card is None:  # a dry run: the plan was all
+        return
     print_summary(card, out)
     out.print(f"run card: [bold]{path}[/bold]")
     failed = Failures.of((r["entry_id"], r["error"]) for r in card["results"] if r.get("error"))
@@ -273,7 +286,7 @@ def run(
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
     profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
-    comet_model: CometModelOpt = None,
+    comet_model: CometModelOpt = None, force: ForceOpt = False,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
 
@@ -308,17 +321,10 @@ def run(
                        **(sem := semantic_invocation(semantic, semantic_model, semantic_url)),
                        **(jud := judge_invocation(judge, judge_cache)), **comet_invocation(comet_model),
                        **profile_invocation(profile, sem, jud)}}
-    if resume is not None:
-        from mt_eval.engine.session import check_resume
-
-        check_resume(resume, inv)  # a difference is refused, naming the flag; the journal is never followed
-    p = lambda key: Path(inv[key]) if inv.get(key) else None  # noqa: E731
-    refs = inv.get("reference_file")
-    full, dataset, selection = load_selection(p("corpus"), p("source_file"),
-                                              [Path(r) for r in ([refs] if isinstance(refs, str) else refs or [])],
-                                              inv.get("source_lang"), inv.get("target_lang"), inv.get("segment"),
-                                              inv.get("ids"), inv.get("difficulty"))
-    _evaluate(full, dataset, inv["method"], inv["condition"], Path(inv["runs_dir"]), p("out"), selection,
-              bootstrap_config(*inv["bootstrap"]), llm=inv["llm"], resume=resume, invocation=inv, dry_run=dry_run,
-              budget=budget_usd, yes=yes, scoring=inv.get("scoring"), failed_exit=3)
+    # a --resume's journal is compared with these options once, in api.run (engine/session.py); never followed
+    full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang, segment,
+                                              ids, difficulty)
+    _evaluate(full, dataset, method, condition, runs_dir, out_path, selection, bootstrap_config(n_boot, alpha, seed),
+              llm=llm, resume=resume, invocation=inv, dry_run=dry_run, budget=budget_usd, yes=yes,
+              scoring=inv["scoring"], failed_exit=3, force=force)
 

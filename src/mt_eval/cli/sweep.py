@@ -8,7 +8,7 @@ routes anything that is not a sub-command name (or help) to ``run``, so ``mt-eva
 
 from __future__ import annotations
 
-import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -92,8 +92,9 @@ def run(
     if budget_usd is not None:
         total = plan.total_cost(plans)
         paid = any(p is not None for _, p in plans)
-        check_budget({"est_cost_usd": total} if paid else None, budget_usd, yes,
-                     lambda q: typer.confirm(q, default=False))
+        if not yes:
+            check_budget({"est_cost_usd": total} if paid else None, budget_usd,
+                         (lambda q: typer.confirm(q, default=False)) if sys.stdin.isatty() else None)
     store, sweep_id = None, 0
     if publish:
         from mt_eval.store.db import open_store
@@ -119,7 +120,7 @@ def run(
             progress.__exit__()
             err.print(f"[yellow]interrupted:[/yellow] finished entries are in each cell's journal under "
                       f"{settings.root}; finish with: mt-eval sweep {file} --resume", highlight=False, soft_wrap=True)
-            os._exit(130)  # cell threads cannot be interrupted; the journals already hold every finished entry
+            raise typer.Exit(130) from None  # the running cells end with the process (sweep/execute.run_local)
     print_outcomes(outcomes, out)
     failed = [o for o in outcomes if o.status == "failed"]
     if store is not None:

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mt_eval.engine.runner import read_journal, request_for
 from mt_eval.errors import UserError
-from mt_eval.methods.base import Method
+from mt_eval.methods.base import Method, Translation
 
 APPLIED_ON_RESUME = frozenset({"runs_dir", "out", "bootstrap", "scoring", "llm.timeout_s", "llm.cache_path"})
 """Invocation fields a resume takes from its command line even when they differ from the journal's:
@@ -69,19 +68,30 @@ def _shown(value: Any) -> str:
 
 def read_header(run_dir: Path) -> dict[str, Any]:
     """The journal's run header, checked for shape only (its values are compared, never used)."""
-    header, _ = read_journal(run_dir / "journal.jsonl")
+    return read_run(run_dir)[0]
+
+
+def read_run(run_dir: Path) -> tuple[dict[str, Any], dict[int, Translation]]:
+    """The journal's run header (checked for shape only: its values are compared, never used) and its finished
+    entries, from one read of the file."""
+    header, done = read_journal(run_dir / "journal.jsonl")
     if not header or not isinstance(header.get("invocation"), dict):
         raise UserError("cannot resume: no run journal with a run header here", file=str(run_dir / "journal.jsonl"),
                         hint="--resume takes a run directory, runs/<run_id>, of a method that keeps a journal")
     if not RUN_ID.match(str(header.get("run_id"))) or not TIMESTAMP.match(str(header.get("timestamp"))):
         raise UserError("cannot resume: the journal's run id or timestamp is malformed",
                         file=str(run_dir / "journal.jsonl"))
-    return header
+    return header, done
 
 
 def check_resume(run_dir: Path, invocation: dict[str, Any]) -> None:
     """Refuse (exit 2, naming the flag) unless this command line runs what the journal's run ran."""
-    stored, given = _flatten(read_header(run_dir)["invocation"]), _flatten(invocation)
+    compare_invocation(read_header(run_dir), invocation, run_dir)
+
+
+def compare_invocation(header: dict[str, Any], invocation: dict[str, Any], run_dir: Path) -> None:
+    """:func:`check_resume` on a header already read (``read_run``)."""
+    stored, given = _flatten(header["invocation"]), _flatten(invocation)
     for name in sorted(set(stored) | set(given)):
         if name in APPLIED_ON_RESUME:
             continue
@@ -122,10 +132,11 @@ def plan_for(method: Method, dataset: Any, skip: set[int]) -> dict[str, Any] | N
     return method.plan([request_for(e, src, tgt) for e in dataset.entries if e.id not in skip])
 
 
-def check_budget(plan: dict[str, Any] | None, budget: float | None, yes: bool,
-                 confirm: Callable[[str], bool]) -> None:
-    """Ask before a run estimated above ``--budget-usd``; without a terminal, refuse unless -y."""
-    if plan is None or budget is None or yes:
+def check_budget(plan: dict[str, Any] | None, budget: float | None,
+                 confirm: Callable[[str], bool] | None) -> None:
+    """Ask ``confirm`` before a run estimated above ``--budget-usd``; with nobody to ask (None: no terminal, or
+    the API without a callback) refuse. ``-y`` is a ``confirm`` that says yes."""
+    if plan is None or budget is None:
         return
     cost = plan.get("est_cost_usd")
     if cost is None:
@@ -134,7 +145,7 @@ def check_budget(plan: dict[str, Any] | None, budget: float | None, yes: bool,
     if cost <= budget:
         return
     question = f"estimated cost ${cost:.4f} exceeds --budget-usd {budget:.4f}; run anyway?"
-    if not sys.stdin.isatty():
+    if confirm is None:
         raise UserError(f"estimated cost ${cost:.4f} exceeds --budget-usd {budget:.4f}", hint="pass -y to run anyway")
     if not confirm(question):
         raise UserError("not run: over budget")

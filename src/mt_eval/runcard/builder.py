@@ -21,8 +21,7 @@ from mt_eval.runcard.judges import fingerprint_judges, require_judges
 from mt_eval.runcard.model import RunCard
 from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_hash, seal, sha256_text
 from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
-from mt_eval.scoring.calibrated import active as active_profile
-from mt_eval.scoring.calibrated import register
+from mt_eval.scoring.calibrated import CalibratedProfile, register
 from mt_eval.scoring.composite import (
     COST_ADJUSTED_FORMULA,
     DEFAULT_RULE,
@@ -189,14 +188,16 @@ def build_card(
     *,
     statistics_file: str | None = None,
     opt_in: Sequence[OptInMetric] = (),
+    calibrated: CalibratedProfile | None = None,
 ) -> tuple[dict[str, Any], bytes | None]:
     """The sealed card, and with ``statistics_file`` (the sidecar's name beside the card) the bytes to
     write there: the statistics are referenced on the card before sealing, so the seal covers them
     (``runcard/statistics.py``, docs/decisions.md §23). ``opt_in``: opt-in metrics scored beside the built-ins
     (``metrics.opt_in``), each recording its own block: ``semantic`` (the embedding backend), ``judges``
     (``runcard/judges.py``), ``comet`` (model name, sha256, low-resource warning, never its path; never weighted
-    in the composite), all in the fingerprint too."""
-    calibrated = active_profile()  # run/score --profile FILE
+    in the composite), all in the fingerprint too. ``calibrated``: the profile the composite is computed under
+    (``run``/``score --profile FILE``, or a rebuilt card's own), recorded in ``calibrated_profile``; None: the
+    target language's A/B."""
     if calibrated is not None:  # a profile weighting a judge is never computed without that very judge card
         require_judges(calibrated.judges, opt_in, "the calibrated profile weights")
     table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, opt_in=opt_in)

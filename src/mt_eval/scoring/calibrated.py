@@ -20,9 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,20 +170,3 @@ def card_profile(card: Mapping[str, Any]) -> str:
     """The profile a card's composite is computed under: its calibrated one (registered), else ``profile``."""
     profile = from_card(card)
     return register(profile) if profile is not None else str(card["profile"])
-
-
-_ACTIVE: ContextVar[CalibratedProfile | None] = ContextVar("calibrated_profile", default=None)
-
-
-@contextmanager
-def using(profile: CalibratedProfile | None) -> Iterator[None]:
-    """Score the cards built inside this block under ``profile`` (``run``/``score --profile FILE``)."""
-    token = _ACTIVE.set(profile)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
-
-
-def active() -> CalibratedProfile | None:
-    return _ACTIVE.get()

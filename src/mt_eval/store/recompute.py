@@ -171,15 +171,14 @@ def recompute(card: Mapping[str, Any], registered: RegisteredCorpus, *, judges: 
     """The card the store keeps for the submission ``card`` on the ``registered`` dataset (``CardRefused``
     when an entry is unknown, repeated, or secret outside a governance store: ``allow_secret``).
     ``judges``/``comet``: as ``rebuild_card`` takes them."""
-    from mt_eval.scoring.calibrated import from_card, using
+    from mt_eval.scoring.calibrated import from_card
 
     check_entries(card, registered, path, allow_secret=allow_secret)
     try:
-        profile = from_card(card)  # a calibrated profile's block, checked against its hash
+        from_card(card)  # a calibrated profile's block, checked against its hash (rebuild_card composes under it)
     except UserError as exc:
         raise CardRefused(f"refused: {exc.message}", file=path) from None
-    with using(profile):  # the builder composes under the card's calibrated profile, as run/score --profile did
-        new, sidecar = rebuild_card(with_registered_texts(card, registered), judges, comet)
+    new, sidecar = rebuild_card(with_registered_texts(card, registered), judges, comet)
     if _comparable(card) == _comparable(new):
         return Recomputed(dict(card), sidecar, False)
     if _same_inputs(card, new, registered):  # so the rebuild is what verify computes: the card contradicts itself

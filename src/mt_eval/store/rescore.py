@@ -124,8 +124,10 @@ def rebuild_card(card: Mapping[str, Any], judges: Sequence[JudgeMetric] = (),
     from ``judges`` and ``comet`` (``UserError``, one line, when one is not given)."""
     from mt_eval.languages.card import language_card
     from mt_eval.runcard.rescore import dataset_from_card, opt_in_from_card, target_card
+    from mt_eval.scoring.calibrated import from_card
 
     opt_in = opt_in_from_card(card, judges, comet)
+    calibrated = from_card(card)  # the card's own calibrated profile (checked against its hash) composes it again
     # its usage, costs and latencies are carried into the new card: only when they hold (runcard/verify_economics)
     require_sound_figures(card, per_char=False)
 
@@ -141,7 +143,7 @@ def rebuild_card(card: Mapping[str, Any], judges: Sequence[JudgeMetric] = (),
     name = ref.get("file") if isinstance(ref.get("file"), str) else "run_card" + SUFFIX
     new, sidecar = build_card(dataset, identity, _translations(card), _run_info(card), target_card(card),
                               language_card(card["dataset"]["source_language"]), terms, statistics_file=name,
-                              opt_in=opt_in)
+                              opt_in=opt_in, calibrated=calibrated)
     assert sidecar is not None  # a statistics file name was given
     return new, sidecar
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import queue
 import socket
+import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,7 +133,7 @@ def finished_entries(cell: Cell, settings: Settings) -> set[int] | None:
 
 def run_cell(cell: Cell, settings: Settings, progress: CellProgress | None = None) -> Outcome:
     """Run one cell (or skip it when its card verifies); a user error stays this cell's failure."""
-    from mt_eval.api.runs import evaluate_card
+    from mt_eval.api.orchestrate import run
     from mt_eval.methods.registry import build_method
 
     card_path = settings.cell_dir(cell) / CARD_NAME
@@ -145,10 +146,14 @@ def run_cell(cell: Cell, settings: Settings, progress: CellProgress | None = Non
         invocation = {"sweep_cell": cell.key, "method": cell.spec, "corpus": str(cell.corpus),
                       "condition": settings.condition, **settings.selection, "llm": llm}
         method = build_method(cell.spec, dataset=full, llm_options=llm)
-        card, path = evaluate_card(dataset, method, condition=settings.condition, runs_dir=settings.cell_dir(cell),
-                                   out=card_path, selection=dict(settings.selection), bootstrap=settings.bootstrap,
-                                   resume=journal_dir(settings.cell_dir(cell)), invocation=invocation,
-                                   progress=(lambda s: progress(cell, s)) if progress else None)
+        # the sweep's budget was asked about once, for every cell (cli/sweep.py); a card that did not verify is
+        # replaced (finished_card above)
+        outcome = run(dataset, method, condition=settings.condition, runs_dir=settings.cell_dir(cell), out=card_path,
+                      overwrite=True, selection=dict(settings.selection), bootstrap=settings.bootstrap,
+                      resume=journal_dir(settings.cell_dir(cell)), invocation=invocation,
+                      progress=(lambda s: progress(cell, s)) if progress else None)
+        card, path = outcome.card, outcome.path
+        assert card is not None  # not a dry run: a card was written
     except UserError as exc:
         return Outcome(cell, "failed", message=exc.one_line(), worker=worker)
     return Outcome(cell, "ran", path, card["scores"].get("composite"), worker=worker)
@@ -178,20 +183,47 @@ def write_back(outcome: Outcome) -> None:
 def run_local(cells: Iterable[Cell], settings: Settings, jobs: int, *, progress: CellProgress | None = None,
               done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Run the cells ``jobs`` at a time in this process, sharing one pool; ``done`` is called on this
-    thread as each cell ends (publishing and printing are never done from two threads at once)."""
+    thread as each cell ends (publishing and printing are never done from two threads at once).
+
+    The cells run on daemon threads: a cell's engine cannot be interrupted from outside its thread, so Ctrl-C
+    (``KeyboardInterrupt`` here, on the calling thread) starts no further cell and leaves the running ones to end
+    with the process. Every finished entry is already flushed to its cell's journal, so ``--resume`` loses
+    nothing, and the command exits normally (no ``os._exit``) instead of waiting for those cells."""
     from mt_eval.providers.pool import SharedPool
 
     outcomes: list[Outcome] = []
     todo = list(cells)
-    with SharedPool(settings.concurrency), ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        running: set[Future[Outcome]] = {pool.submit(run_cell, c, settings, progress) for c in todo}
-        while running:
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                outcome = future.result()
-                outcomes.append(outcome)
+    work: queue.SimpleQueue[Cell] = queue.SimpleQueue()
+    for cell in todo:
+        work.put(cell)
+    ended: queue.SimpleQueue[Outcome | BaseException] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                cell = work.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                ended.put(run_cell(cell, settings, progress))
+            except BaseException as exc:  # handed to the calling thread, which raises it
+                ended.put(exc)
+
+    with SharedPool(settings.concurrency):
+        for i in range(max(1, min(jobs, len(todo)))):
+            threading.Thread(target=worker, name=f"sweep-cell-{i}", daemon=True).start()
+        try:
+            for _ in todo:
+                item = ended.get()
+                if isinstance(item, BaseException):
+                    raise item
+                outcomes.append(item)
                 if done:
-                    done(outcome)
+                    done(item)
+        except BaseException:
+            stop.set()  # no further cell starts
+            raise
     order = {c.key: i for i, c in enumerate(todo)}
     return sorted(outcomes, key=lambda o: order[o.cell.key])
 
