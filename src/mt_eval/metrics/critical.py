@@ -28,6 +28,7 @@ from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.critical_checks import (
     ADD_RATIO,
     FLAGS,
+    MIN_CHARS_APART,
     OMIT_RATIO,
     SENTENCE_ADD_RATIO,
     SENTENCE_OMIT_RATIO,
@@ -91,7 +92,7 @@ class CriticalErrorRate(RatioMetric):
 
     def signature(self, target: LanguageCard) -> str | None:
         return (f"critical:{VERSION}|add:{ADD_RATIO}|omit:{OMIT_RATIO}|sent:{SENTENCE_ADD_RATIO}/"
-                f"{SENTENCE_OMIT_RATIO}|card:{target.code}:{_card_digest(target)}")
+                f"{SENTENCE_OMIT_RATIO}|apart:{MIN_CHARS_APART}|card:{target.code}:{_card_digest(target)}")
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
         return critical_statistics(hypotheses, ctx)

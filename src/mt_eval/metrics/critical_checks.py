@@ -15,7 +15,8 @@ offending tokens, so a flag can always be shown with its evidence (``show``, ``r
   the reference's. No cue list on the target card: not checked (``None``).
 * **addition / omission** — characters of output over reference beyond ``ADD_RATIO`` (or below
   ``OMIT_RATIO``), or a sentence more (fewer) than both the source and the reference with the length
-  moving the same way beyond ``SENTENCE_ADD_RATIO`` (``SENTENCE_OMIT_RATIO``).
+  moving the same way beyond ``SENTENCE_ADD_RATIO`` (``SENTENCE_OMIT_RATIO``); either way at least
+  ``MIN_CHARS_APART`` characters apart, so a short segment's few words never count as content.
 
 What each check cannot catch is listed in the Metric Card (``metrics/cards/critical_error_rate.toml``).
 """
@@ -37,6 +38,7 @@ ADD_RATIO = 1.6  # output characters over reference characters: more is added co
 OMIT_RATIO = 0.55  # and less is omitted content
 SENTENCE_ADD_RATIO = 1.2  # an extra sentence counts when the output is also this much longer
 SENTENCE_OMIT_RATIO = 0.85  # a missing sentence counts when the output is also this much shorter
+MIN_CHARS_APART = 15  # and output and reference differ by at least this many characters (or the output is empty)
 FLAGS = ("numbers", "entities", "negation", "addition", "omission")
 CASED_SCRIPTS = frozenset({"Latn", "Cyrl", "Grek"})  # scripts with capital letters: the entity check needs them
 
@@ -204,8 +206,10 @@ def check_length(source: str, output: str, reference: str, pair: Pair) -> tuple[
     s_out, s_ref = sentences(output), sentences(reference)
     s_src = sentences(source) if pair.has_source else s_ref
     say = f"length ×{ratio:.2f}, sentences {s_out} (reference {s_ref})"
-    added = ratio > ADD_RATIO or (s_out > max(s_ref, s_src) and ratio > SENTENCE_ADD_RATIO)
-    omitted = ratio < OMIT_RATIO or (s_out < min(s_ref, s_src) and ratio < SENTENCE_OMIT_RATIO)
+    # a few characters never count: "Sí." against "Sí, lo es." is a ratio of 3 and no added content
+    apart = abs(out_len - len(reference.strip())) >= MIN_CHARS_APART or not out_len
+    added = apart and (ratio > ADD_RATIO or (s_out > max(s_ref, s_src) and ratio > SENTENCE_ADD_RATIO))
+    omitted = apart and (ratio < OMIT_RATIO or (s_out < min(s_ref, s_src) and ratio < SENTENCE_OMIT_RATIO))
     return ((say,) if added else ()), ((say,) if omitted else ())
 
 
