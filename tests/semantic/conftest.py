@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mt_eval.metrics.embeddings import SemanticConfig
+from mt_eval.metrics.embeddings import CACHE_ENV, SemanticConfig
 
 
 @pytest.fixture(scope="module")
@@ -19,6 +19,8 @@ def e5(tmp_path_factory: pytest.TempPathFactory) -> SemanticConfig:
 
 @pytest.fixture
 def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Run in an empty directory: the CLI's default caches (.mt-eval-cache/) land there."""
+    """Run in an empty directory: the CLI's default caches (.mt-eval-cache/) land there (not the suite's shared
+    vector cache: these tests count what is computed)."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(CACHE_ENV, raising=False)
     return tmp_path

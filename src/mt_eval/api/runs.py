@@ -25,6 +25,7 @@ from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard, language_card
 from mt_eval.methods.base import Method, Translation, as_method
 from mt_eval.metrics.opt_in import OptInMetric
+from mt_eval.metrics.semantic import not_scored_warnings
 from mt_eval.runcard.builder import RunInfo, build_card, entry_ids_sha256
 from mt_eval.runcard.io import write_card
 from mt_eval.runcard.judges import require_judges
@@ -169,7 +170,7 @@ def finish_run(
     """The sealed card, and where it was written (``out``, else ``<run dir>/run_card.json``; None when
     ``write`` is False: the card then references no statistics sidecar, ``compare`` rebuilds them)."""
     method, dataset = run.method, run.dataset
-    warnings = [*method.warnings, *source_warnings(dataset, run.target, run.source)]
+    warnings = [*method.warnings, *source_warnings(dataset, run.target, run.source), *not_scored_warnings(opt_in)]
     sources = {t.extra.get("cost_source", "none") for t in translations if t.error is None}
     cost_known = None not in sources and "unknown" not in sources
     info = RunInfo(run.run_id, run.timestamp, elapsed, run.condition, selection=run.selection, warnings=warnings,

