@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
-from conftest import TINY, small_dataset
 from mt_eval.errors import UserError
 from mt_eval.sovereign.broker import BrokerConfig, egress_config
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.runner import execute, score
 from mt_eval.sovereign.sandbox import new_workdir
+from support.sovereign import TINY, small_dataset
 
 KEY = "gov-secret-key-123"
 ATTACKS = {2: "other_model", 3: "other_provider", 4: "other_route", 5: "own_key", 6: "extra_fields"}

@@ -19,12 +19,12 @@ import httpx
 import pytest
 from fake_openai import FakeOpenAI
 
-from conftest import TINY, small_dataset
 from mt_eval.errors import UserError
 from mt_eval.sovereign.broker import ROUTE, Broker, BrokerConfig
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.egress_server import ServerLimits
 from mt_eval.sovereign.runner import execute
+from support.sovereign import TINY, small_dataset
 
 KEY = "gov-secret-key-456"
 MODEL = "test/translator"

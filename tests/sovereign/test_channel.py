@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from conftest import BUNDLES, TINY, small_dataset
 from mt_eval.corpus.models import Dataset, Register
 from mt_eval.errors import UserError
 from mt_eval.methods.base import Translation
@@ -38,6 +37,7 @@ from mt_eval.sovereign.release import (
 )
 from mt_eval.sovereign.runner import SandboxReport, execute, score
 from mt_eval.sovereign.sandbox import new_workdir
+from support.sovereign import BUNDLES, TINY, small_dataset
 
 REGISTERS = [r.value for r in Register]
 SECRET_CHARS, BITS_PER_CHAR = 8, 7

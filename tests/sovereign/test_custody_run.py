@@ -19,12 +19,12 @@ import vault_fixtures
 from submitter_fixtures import sign_up
 from typer.testing import CliRunner
 
-from conftest import write_policy
 from mt_eval.cli import app
 from mt_eval.sovereign import custody
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.public_card import load_full_card
+from support.sovereign import write_policy
 
 sovereign_corpus = vault_fixtures.sovereign_corpus
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,

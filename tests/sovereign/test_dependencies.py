@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY, small_dataset
 from mt_eval.sovereign.bundle import check_bundle, load_bundle
 from mt_eval.sovereign.runner import execute
 from mt_eval.sovereign.sandbox import new_workdir
+from support.sovereign import TINY, small_dataset
 
 MODULE = b"def shout(text):\n    return text.upper()\n"
 METHOD = '''from mt_eval.methods.base import MethodBase, MethodClass, MethodIdentity, Translation

@@ -13,12 +13,12 @@ import pytest
 from submitter_fixtures import sign_up
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES, TINY, write_policy, write_small_corpus
 from mt_eval.cli import app
 from mt_eval.corpus.loaders import load_corpus
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.runner import preflight
 from mt_eval.sovereign.sandbox import SandboxPolicy
+from support.sovereign import EXAMPLES, TINY, write_policy, write_small_corpus
 
 
 def _outside(corpus: Path, method: str, out: Path) -> dict:

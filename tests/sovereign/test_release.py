@@ -11,13 +11,13 @@ import json
 
 import pytest
 
-from conftest import TINY, small_dataset
 from mt_eval.errors import UserError
 from mt_eval.methods.base import Translation
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.protocol import REQUEST_FIELDS, ProtocolError, parse_reply, request_line
 from mt_eval.sovereign.release import SecretIndex, leak_check, released_text, result_document
 from mt_eval.sovereign.runner import SandboxReport, score
+from support.sovereign import TINY, small_dataset
 
 
 def test_a_request_holds_the_contract_fields_and_never_a_reference() -> None:

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
-from conftest import REPO, TINY, small_dataset, write_policy
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.runner import SandboxReport, execute, score
 from mt_eval.sovereign.sandbox import new_workdir
+from support.sovereign import REPO, TINY, small_dataset, write_policy
 
 
 @pytest.fixture(scope="module")

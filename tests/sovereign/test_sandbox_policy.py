@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY, small_dataset, write_policy
 from mt_eval.errors import UserError
 from mt_eval.methods.base import Translation
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.runner import SandboxReport, execute, score
 from mt_eval.sovereign.sandbox import POLICY_FILE, SandboxPolicy, load_policy, new_workdir
+from support.sovereign import TINY, small_dataset, write_policy
 
 
 def test_policy_defaults_file_and_refusal(tmp_path: Path) -> None:
@@ -77,12 +77,12 @@ def test_the_sandbox_dies_with_the_harness(make_bundle, tmp_path: Path) -> None:
     bundle = make_bundle("deaf")
     marker = "4242.5"  # a sleep length no other process uses, to find the sandboxed one
     (bundle / "method.toml").write_text((bundle / "method.toml").read_text().replace('"60"', f'"{marker}"'))
-    script = (f"from conftest import small_dataset, TINY\nfrom dataclasses import replace\n"
+    script = (f"from support.sovereign import small_dataset, TINY\nfrom dataclasses import replace\n"
               f"from mt_eval.sovereign.bundle import load_bundle\nfrom mt_eval.sovereign.runner import execute\n"
               f"from mt_eval.sovereign.sandbox import new_workdir\n"
               f"execute(load_bundle({str(bundle)!r}), small_dataset(1), replace(TINY, wall_seconds_per_entry=60),"
               f" new_workdir() / 's')\n")
-    harness = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent)
+    harness = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parents[1])  # tests/: support
 
     def sandboxed() -> list[str]:
         ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout

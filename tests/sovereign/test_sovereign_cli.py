@@ -20,11 +20,11 @@ from submitter_fixtures import sign_up
 from typer.testing import CliRunner
 from vault_fixtures import Custodian, secret_strings
 
-from conftest import BUNDLES, EXAMPLES, write_policy
 from mt_eval.cli import app
 from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.public_card import load_full_card
 from mt_eval.sovereign.ranking import sealed_statistics
+from support.sovereign import BUNDLES, EXAMPLES, write_policy
 
 GOLD_ATTACKS = {3: ["stdout_source", None], 4: ["stderr_source", None], 5: ["malformed", None], 6: ["exit", None],
                 7: ["read", "/etc/shadow"]}

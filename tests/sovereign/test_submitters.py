@@ -19,7 +19,6 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES, TINY, small_dataset, write_policy
 from mt_eval.cli import app
 from mt_eval.errors import UserError
 from mt_eval.runcard.signing import card_message, file_message, make_signature, new_key, read_private_key
@@ -34,6 +33,7 @@ from mt_eval.sovereign.submitters import (
     submitters,
     verify_submission,
 )
+from support.sovereign import EXAMPLES, TINY, small_dataset, write_policy
 
 
 @pytest.fixture
