@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 
 import numpy as np
 import pytest
@@ -96,9 +97,10 @@ def test_composite_is_computed_by_the_composite_function(three, result) -> None:
     tables = [table_from_card(c) for c in three[:2]]
     counts = resample_counts(len(three[0]["results"]), result.n_resamples, result.seed)
     rule = composite_rule(three[0])
-    assert rule == "anchored-1"  # adequacy reads chrF++ and the length ratio, weighted or not
+    assert rule == "anchored-2"  # adequacy reads chrF++, the length ratio, BLEU and critical errors, weighted or not
+    reads = ("chrf_plus_plus", "length_ratio", "bleu", "critical_error_rate")
     used = [m for m in tables[0].metrics if three[0]["scores"].get(m) is not None
-            and (m in PROFILES[result.profile] or m in ("chrf_plus_plus", "length_ratio"))]  # fmt: skip
+            and (m in PROFILES[result.profile] or m in reads)]  # fmt: skip
     aggs = {m: tables[0].metrics[m].aggregate for m in used}
     va, vb = (resampled_values({m: t.stats[m] for m in used}, aggs, counts) for t in tables)
     comp_a, comp_b = composite(va, result.profile, rule), composite(vb, result.profile, rule)
@@ -114,8 +116,11 @@ def test_composite_is_computed_by_the_composite_function(three, result) -> None:
 
 def test_composite_follows_the_profile_table(three, monkeypatch) -> None:
     """Change the profile's weights and the composite's test changes with them: with all weight on
-    chrF++ the composite is chrF++/100, so its delta and p-value are chrF++'s."""
+    chrF++ (and no critical-error factor, which anchored-2 applies) the composite is chrF++/100, so its
+    delta and p-value are chrF++'s."""
     monkeypatch.setitem(PROFILES, three[0]["profile"], {"chrf_plus_plus": 1.0})
+    # the module (``mt_eval.scoring.composite`` as an attribute is the function the package re-exports)
+    monkeypatch.setattr(importlib.import_module("mt_eval.scoring.composite"), "CRITICAL", "not measured")
     out = compare(three[:2], names=NAMES[:2], metrics=["chrf_plus_plus", COMPOSITE])
     chrf, comp = out.result("b", "chrf_plus_plus"), out.result("b", COMPOSITE)
     assert comp.delta == pytest.approx(chrf.delta / 100, rel=1e-12)

@@ -168,7 +168,7 @@ def _check_against_fresh_score(db: str, tmp_path: Path, folder: Path, old_hash: 
     assert change["old"] == saved["scores"]["hallucination_rate"] and change["old_signature"] is None
     assert change["new_signature"].startswith("hallucination:2")
     assert set(log["metrics"]) == {"hallucination_rate"}  # sacrebleu's metrics did not move
-    assert log["scores"]["composite_rule"] == {"old": None, "new": "anchored-1"}
+    assert log["scores"]["composite_rule"] == {"old": None, "new": "anchored-2"}
     assert log["harness_version"] == {"old": "2.0.0", "new": saved["harness_version"]}
     hyp = tmp_path / "apertium.jsonl"
     hyp.write_text("".join(json.dumps({"entry_id": r["entry_id"], "predicted": r["predicted"]}) + "\n"

@@ -15,12 +15,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.comparison.model import COMPOSITE, Comparison, ValueChange
-from mt_eval.scoring.composite import ANCHORED_RULE
+from mt_eval.scoring.composite import adequacy_inputs
 from mt_eval.scoring.profiles import PROFILES
 from mt_eval.scoring.scores import MetricTable
 
 # a shown value within this of the sealed one is the same number (card scores are plain JSON floats)
-ADEQUACY_INPUTS = ("chrf_plus_plus", "length_ratio")  # what the anchored composite reads besides its weights
 TOLERANCE = 1e-9
 
 
@@ -50,7 +49,7 @@ def _composite_reason(scores: Mapping[str, Any], profile: str, rule: str,
                       values: Sequence[Mapping[str, float | None]], names: Sequence[str], index: int) -> str:
     """The metrics this card's composite used that the comparison's cannot, and which systems lack them."""
     weights = PROFILES.get(profile, {})
-    extra = ADEQUACY_INPUTS if rule == ANCHORED_RULE else ()
+    extra = adequacy_inputs(rule)
     used = [m for m, v in scores.items() if v is not None and (m in weights or m in extra)]
     left_out = []
     for metric in used:

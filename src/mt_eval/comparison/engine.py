@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from mt_eval.comparison.changes import ADEQUACY_INPUTS, sealed_changes
+from mt_eval.comparison.changes import sealed_changes
 from mt_eval.comparison.checks import UNDIRECTED, check_cards, resolve_metrics, system_names
 from mt_eval.comparison.model import COMPOSITE, Comparison, MetricSpec, PairedComparison, SystemScores
 from mt_eval.errors import UserError
 from mt_eval.runcard.model import RunCard
 from mt_eval.scoring.calibrated import card_profile
-from mt_eval.scoring.composite import ANCHORED_RULE, DEFAULT_RULE, composite, composite_rule
+from mt_eval.scoring.composite import DEFAULT_RULE, adequacy_inputs, composite, composite_rule
 from mt_eval.scoring.profiles import PROFILES
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats import (
@@ -260,7 +260,7 @@ def composite_inputs(available: Sequence[str], profile: str, rule: str) -> list[
     """The metrics the composite reads: the profile's weighted ones and, under the anchored rule,
     what its adequacy factor reads (chrF++ and the length ratio, ``scoring.composite.adequacy``)
     even where they carry no weight, so the comparison's composite is the card's."""
-    extra = ADEQUACY_INPUTS if rule == ANCHORED_RULE else ()
+    extra = adequacy_inputs(rule)
     weights = PROFILES.get(profile, {})
     return [m for m in available if m in weights or m in extra]
 

@@ -24,7 +24,7 @@ from mt_eval.languages import langid
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import Word, word_scripts
 from mt_eval.metrics.base import CURRENT, Level, MetricBase, MetricContext
-from mt_eval.metrics.rates import RateMetric, RatioMetric
+from mt_eval.metrics.rates import RateMetric, RatioMetric, WordWeightedMatch
 
 # --- equivalent match -------------------------------------------------------------------------
 
@@ -38,9 +38,9 @@ def loose_form(text: str, card: LanguageCard) -> str:
     return " ".join(text.split())
 
 
-class EquivalentMatch(RateMetric):
+class EquivalentMatch(WordWeightedMatch):
     """Output equals the reference or one of ``variants[]`` after ``loose_form``; null when no entry
-    of the corpus has variants (it would only repeat exact match)."""
+    of the corpus has variants (it would only repeat exact match). Weighted by reference words, as exact match."""
 
     id = "equivalent_match_rate"
 
@@ -49,10 +49,10 @@ class EquivalentMatch(RateMetric):
             return np.zeros((len(hypotheses), 2))
         return super().statistics(hypotheses, ctx)
 
-    def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+    def matches(self, hypothesis: str, ctx: MetricContext, index: int) -> bool:
         entry = ctx.entries[index]
         accepted = {loose_form(t, ctx.target) for t in (*entry.all_references, *entry.variants)}
-        return float(loose_form(hypothesis, ctx.target) in accepted), 1.0
+        return loose_form(hypothesis, ctx.target) in accepted
 
 
 # --- code-switching ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import MetricBase, MetricContext
 
 
@@ -60,13 +61,44 @@ def normalize_text(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
-class ExactMatch(RateMetric):
-    id = "exact_match_rate"
+# Exact and equivalent match weigh each entry by its reference's words (docs/decisions.md §55): one word
+# "(Applaus)" counts once, a 20-word sentence twenty times, so a corpus rate (and a significant difference)
+# is no longer decided by who copies the short formulaic segments. Cards without this signature were
+# scored one entry, one vote and are rescored that way.
+MATCH_SIGNATURE = "match:2|weight:reference-words"
+
+
+class WordWeightedMatch(RateMetric):
+    """A 0/1 match per entry with statistics (match × w, w), w = the reference's words (at least 1), under
+    ``MATCH_SIGNATURE``; (match, 1) when rescoring a card that recorded none. Per-entry values stay 0/1."""
+
+    weighted = True  # set by ``prepare``
+
+    def prepare(self, ctx: MetricContext) -> None:
+        self.weighted = ctx.recorded_signature(self.id) is not None
+
+    def signature(self, target: LanguageCard) -> str | None:
+        return MATCH_SIGNATURE if self.weighted else None
+
+    @abstractmethod
+    def matches(self, hypothesis: str, ctx: MetricContext, index: int) -> bool:
+        """Whether the output matches this entry."""
 
     def pair(self, hypothesis: str, ctx: MetricContext, index: int) -> tuple[float, float]:
+        hit = float(self.matches(hypothesis, ctx, index))
+        if not self.weighted:
+            return hit, 1.0
+        weight = float(max(1, len(ctx.cache.words(ctx.entries[index].reference, ctx.target))))
+        return hit * weight, weight
+
+
+class ExactMatch(WordWeightedMatch):
+    id = "exact_match_rate"
+
+    def matches(self, hypothesis: str, ctx: MetricContext, index: int) -> bool:
         # with several references, equal to any of them (each is a human translation of the source)
         hyp = normalize_text(hypothesis)
-        return float(any(hyp == normalize_text(ref) for ref in ctx.entries[index].all_references)), 1.0
+        return any(hyp == normalize_text(ref) for ref in ctx.entries[index].all_references)
 
 
 class LengthRatio(RateMetric):

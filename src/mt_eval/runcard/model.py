@@ -295,7 +295,7 @@ class RunCard(_Open):
     method_config: MethodConfig
     dataset: DatasetRef
     profile: Literal["A", "B"]
-    composite_rule: Literal["spec-4.1", "anchored-1"] | None = None
+    composite_rule: Literal["spec-4.1", "anchored-1", "anchored-2"] | None = None
     """How the composite was computed (``scoring/composite.py``); absent on cards written before the
     adequacy-anchored rule, which are scored with the spec's plain formula (``spec-4.1``)."""
     analyser_skipped: str | None = None  # the analyser spec a --skip-analyser run left out

@@ -28,13 +28,78 @@ from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES, REFERE
 
 SPEC_RULE = "spec-4.1"
 ANCHORED_RULE = "anchored-1"
-RULES = (SPEC_RULE, ANCHORED_RULE)
-DEFAULT_RULE = ANCHORED_RULE
+ANCHORED_2 = "anchored-2"
+RULES = (SPEC_RULE, ANCHORED_RULE, ANCHORED_2)
+DEFAULT_RULE = ANCHORED_2
 
 # chrF++ of an independent human translation scored against the reference: WMT21 TED zh→en, ref-B
 # against ref-A, is 51.9 (tests/data/mqm-ted; tests/scoring/test_composite_anchor.py recomputes it).
 # Output at least this close to the reference is as adequate as a second human translation.
 HUMAN_CHRF = 52.0
+
+
+# --- anchored-2 (docs/decisions.md §55) ---------------------------------------------------------------
+# BLEU / chrF++ of a second human translation against the reference (TED zh→en ref-B vs ref-A: 26.7 / 51.9
+# = 0.51). BLEU counts word n-grams in order and chrF++ mostly characters, so their ratio falls for scrambled
+# words (permuted NTREX references: 5.0 / 62.2 = 0.08) and stays for typos (90.1 / 95.7 = 0.94).
+HUMAN_ORDER = 0.5
+# Reference-free credit saturates at what human references score: they are not perfect on these checks,
+# and a system whose own dictionaries define a check (Apertium: hallucination 0.000) must not beat them on it.
+HUMAN_HALLUCINATION = 0.05  # entry-level rate of NTREX human references (§25: 0.025–0.050)
+# Analyser acceptance of NTREX human references is 0.94 (eng→spa lines 401–700; names, numbers, rare
+# words fail); a typo in one word of eight takes it to 0.84. Credit is full from 0.85: misspelling is not
+# the failure to write the language that the analyser is there to catch (the source copied: 0.3).
+ACCEPTANCE_SATURATION = 0.85
+MATCHES = frozenset({"exact_match_rate", "equivalent_match_rate"})
+CRITICAL_TIER_THRESHOLD = 0.10  # a tier above functional needs fewer entries with a critical error
+FUNCTIONAL = 0.50
+CRITICAL = "critical_error_rate"
+
+
+def word_order(values: Mapping[str, float | np.ndarray | None]) -> float | np.ndarray:
+    """min(1, (BLEU / chrF++) / HUMAN_ORDER); 1 without BLEU (a single entry: BLEU is corpus-level only)."""
+    bleu, chrf = values.get("bleu"), values.get("chrf_plus_plus")
+    if not (_available(bleu) and _available(chrf)):
+        return 1.0
+    b, c = np.asarray(bleu, dtype=np.float64), np.asarray(chrf, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(c > 0, np.minimum(1.0, b / np.where(c > 0, c, 1.0) / HUMAN_ORDER), 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def credit(metric_id: str, value: float | np.ndarray,
+           values: Mapping[str, float | np.ndarray | None]) -> float | np.ndarray:
+    """``normalise`` under ``anchored-2``: hallucination and analyser acceptance saturate at the human
+    references' level, and an exact or equivalent match earns at least chrF++/100 (a near miss, one
+    typo in twenty words, is not a full miss; an exact match still earns more than any near one)."""
+    if metric_id == "hallucination_rate":
+        return np.minimum(1.0, (1.0 - value) / (1.0 - HUMAN_HALLUCINATION))
+    if metric_id == "fst_acceptance_rate":
+        return np.minimum(1.0, value / ACCEPTANCE_SATURATION)
+    chrf = values.get("chrf_plus_plus")
+    if metric_id in MATCHES and _available(chrf):
+        assert chrf is not None
+        return np.maximum(value, np.asarray(chrf, dtype=np.float64) / 100.0)
+    return normalise(metric_id, value)
+
+
+def critical_share(values: Mapping[str, float | np.ndarray | None]) -> float | np.ndarray:
+    """The critical-error rate, 0 when it was not measured: an entry with a critical error (a number, a name or
+    a negation not preserved, content added or left out) is unusable, so the composite keeps 1 − this share."""
+    rate = values.get(CRITICAL)
+    if not _available(rate):
+        return 0.0
+    out = np.asarray(rate, dtype=np.float64)
+    return float(out) if out.ndim == 0 else out
+
+
+def adequacy_inputs(rule: str) -> tuple[str, ...]:
+    """What a rule reads besides the profile's weighted metrics (so a comparison's composite is the card's)."""
+    if rule == ANCHORED_RULE:
+        return ("chrf_plus_plus", "length_ratio")
+    if rule == ANCHORED_2:
+        return ("chrf_plus_plus", "length_ratio", "bleu", CRITICAL)
+    return ()
 
 
 def normalise(metric_id: str, value: float | np.ndarray) -> float | np.ndarray:
@@ -114,10 +179,15 @@ def adequacy(values: Mapping[str, float | np.ndarray | None]) -> float | np.ndar
 def composite(values: Mapping[str, float | np.ndarray | None], profile: str,
               rule: str = DEFAULT_RULE) -> float | np.ndarray | None:
     """Σ w·normalised(v) / Σ w over available metrics, reference-free terms scaled by adequacy under the
-    anchored rule; None when no weighted metric is available."""
+    anchored rules (and, under ``anchored-2``, by word order, the whole by 1 − the critical-error rate);
+    None when no weighted metric is available."""
     if rule not in RULES:
         raise ValueError(f"unknown composite rule {rule!r} (known: {', '.join(RULES)})")
-    scale = adequacy(values) if rule == ANCHORED_RULE else 1.0
+    scale: float | np.ndarray = 1.0
+    if rule == ANCHORED_RULE:
+        scale = adequacy(values)
+    elif rule == ANCHORED_2:
+        scale = adequacy(values) * word_order(values)
     num: float | np.ndarray = 0.0
     den = 0.0
     for metric_id, weight in PROFILES[profile].items():
@@ -125,19 +195,27 @@ def composite(values: Mapping[str, float | np.ndarray | None], profile: str,
         if not _available(value):
             continue
         assert value is not None
-        term = weight * normalise(metric_id, value)
+        norm = credit(metric_id, value, values) if rule == ANCHORED_2 else normalise(metric_id, value)
+        term = weight * norm
         num = num + (term * scale if metric_id in REFERENCE_FREE else term)
         den += weight
     if den == 0:
         return None
+    if rule == ANCHORED_2:
+        return num / den * (1.0 - critical_share(values))
     return num / den
 
 
-def quality_tier(score: float | None) -> str:
+def quality_tier(score: float | None, critical_error_rate: float | None = None) -> str:
+    """§5.1's tier of a composite; under ``anchored-2`` (which passes the run's critical-error rate) a tier
+    above functional also needs that rate under ``CRITICAL_TIER_THRESHOLD``."""
     if score is None or np.isnan(score):
         return "unscored"
     for threshold, name in TIERS:
         if score >= threshold:
+            if critical_error_rate is not None and critical_error_rate >= CRITICAL_TIER_THRESHOLD \
+                    and threshold > FUNCTIONAL:
+                return "functional"
             return name
     return "baseline"  # negative composites cannot occur; keep the label total anyway
 

@@ -15,7 +15,7 @@ import numpy as np
 from mt_eval.corpus.models import Entry
 from mt_eval.metrics.base import Metric, MetricContext
 from mt_eval.metrics.cache import RunCache
-from mt_eval.scoring.composite import DEFAULT_RULE, composite, quality_tier
+from mt_eval.scoring.composite import ANCHORED_2, CRITICAL, DEFAULT_RULE, composite, quality_tier
 from mt_eval.scoring.profiles import SCORE_KEYS
 
 # Count fields that sit beside a rate (Scoring Spec §9): key -> (metric id, stats column).
@@ -24,6 +24,8 @@ COUNT_KEYS = {
     "equivalent_matches": ("equivalent_match_rate", 0),
     "fst_accepted": ("fst_acceptance_rate", 0),
 }
+
+MATCH_COUNTS = frozenset({"exact_matches", "equivalent_matches"})
 
 BREAKDOWNS: dict[str, Callable[[Entry], object]] = {
     "by_difficulty": lambda e: e.difficulty,
@@ -81,12 +83,15 @@ def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = Non
     for count_key, (metric_id, column) in COUNT_KEYS.items():
         if metric_id in table.stats:
             stats = table.stats[metric_id] if rows is None else table.stats[metric_id][rows]
-            block[count_key] = int(stats[:, column].sum())
+            # match counts are entries with a match: the numerator is weighted by reference words (§55)
+            counted = stats[:, column] > 0 if count_key in MATCH_COUNTS else stats[:, column]
+            block[count_key] = int(counted.sum())
         else:
             block[count_key] = None
     score = composite(values, profile, rule)
     block["composite"] = float(score) if score is not None else None
-    block["quality_tier"] = quality_tier(block["composite"])
+    # anchored-2: a tier above functional needs the critical-error rate under its threshold (§55)
+    block["quality_tier"] = quality_tier(block["composite"], values.get(CRITICAL) if rule == ANCHORED_2 else None)
     return block
 
 
