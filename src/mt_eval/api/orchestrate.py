@@ -1,7 +1,7 @@
 """One run, orchestrated: the plan, the budget, the resume, the progress, the card: ``mt_eval.api.run``.
 
 ``mt-eval run``/``score`` (``cli/run.py``, which only parses options and renders), the sweep's cells
-(``sweep/execute.py``) and ``api.runs.evaluate_card`` all go through :func:`run`, so a budget is asked about,
+(``sweep/execute.py``) and :func:`evaluate_card` all go through :func:`run`, so a budget is asked about,
 a resume is checked and its journal read, an existing ``--out`` is refused, in one place. What the caller shows
 (the plan, the progress bar, a question) comes in as callbacks; nothing here prints or prompts.
 """
@@ -75,7 +75,7 @@ def run(
     progress: Progress | None = None,
     dry_run: bool = False,
 ) -> RunOutcome:
-    """Check, plan, confirm, translate, score and write one run; see ``api.runs.evaluate_card`` for the card.
+    """Check, plan, confirm, translate, score and write one run; see :func:`evaluate_card` for the card.
 
     In order, before any request: ``out`` (an existing file needs ``overwrite``), the analyser and opt-in
     metrics, a ``resume``'s journal against ``invocation`` (read once: its finished entries are neither planned

@@ -1,5 +1,5 @@
 """Reproduce a card: its method rebuilt from the card (``runcard.reproduce``), re-run on the corpus through
-:func:`api.runs.evaluate_card`, the new card compared with the published one (±2 % per weighted metric).
+:func:`api.orchestrate.evaluate_card`, the new card compared with the published one (±2 % per weighted metric).
 
 Here, above ``runcard``, because it runs the method: ``runcard`` only rebuilds and compares, so the card package
 never imports the run orchestration that imports it (the api↔runcard cycle, issue 23 item 4).

@@ -31,7 +31,7 @@ from mt_eval.errors import UserError
 from mt_eval.methods.base import Translation, Usage
 
 DEFAULT_RUNS_DIR = "runs"
-"""Where a run's directory, ``<run_id>/`` (journal, card), goes unless told otherwise (``api.runs.evaluate_card``
+"""Where a run's directory, ``<run_id>/`` (journal, card), goes unless told otherwise (``api.orchestrate.run``
 and the CLI's ``--runs-dir`` both read this)."""
 MAX_NUMBER = 1e12
 """The largest seconds or US dollars one journal line may carry: sums over a run stay finite."""

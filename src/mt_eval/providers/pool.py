@@ -1,7 +1,7 @@
 """One connection pool and one in-flight limit per endpoint, shared by every client in the process.
 
 A benchmark sweep runs several cells at once, each an ordinary run with its own event loop (in its
-own thread, since ``api.runs.evaluate_card`` owns its loop). Left alone each cell's
+own thread, since ``api.orchestrate.run`` owns its loop). Left alone each cell's
 :class:`~mt_eval.providers.openai_compat.OpenAICompatClient` would open its own connections and
 allow its own ``--concurrency`` requests in flight, so four cells at ``--concurrency 8`` would send
 32 requests at once to a provider that allows 8. While a :class:`SharedPool` is active (``with
