@@ -55,19 +55,21 @@ def build_encoder_dir(path: Path) -> Path:
     return path
 
 
-def build_checkpoint(root: Path, encoder_dir: Path, seed: int) -> Path:
-    """``root/checkpoints/model.ckpt`` (+ ``root/hparams.yaml``) of a RegressionMetric with random weights."""
+def build_checkpoint(root: Path, encoder_dir: Path, seed: int, reference_free: bool = False) -> Path:
+    """``root/checkpoints/model.ckpt`` (+ ``root/hparams.yaml``) of a RegressionMetric with random weights (a
+    ReferencelessRegression, COMET's quality-estimation model, with ``reference_free``)."""
     import pytorch_lightning
     import torch
     import yaml
 
     with warnings.catch_warnings():  # torchmetrics 0.10 (COMET's pin) warns that pkg_resources is deprecated
         warnings.simplefilter("ignore")
-        from comet.models import RegressionMetric
+        from comet.models import ReferencelessRegression, RegressionMetric
 
     torch.manual_seed(seed)
-    model = RegressionMetric(pretrained_model=str(encoder_dir), load_pretrained_weights=False, hidden_sizes=[16],
-                             layer="mix", pool="avg", dropout=0.1, local_files_only=True)
+    kind = ReferencelessRegression if reference_free else RegressionMetric
+    model = kind(pretrained_model=str(encoder_dir), load_pretrained_weights=False, hidden_sizes=[16],
+                 layer="mix", pool="avg", dropout=0.1, local_files_only=True)
     hparams = dict(model.hparams)
     (root / "checkpoints").mkdir(parents=True, exist_ok=True)
     (root / "hparams.yaml").write_text(yaml.safe_dump(hparams), encoding="utf-8")

@@ -235,9 +235,12 @@ JudgeOpt = Annotated[list[Path] | None, opt(
 JudgeCacheOpt = Annotated[Path, opt("The judges' LLM response cache (a re-run, or verify, sends nothing again).",
                                     "--judge-cache")]
 CometModelOpt = Annotated[str | None, opt(
-    "Score comet_score with this local COMET checkpoint (a model directory holding checkpoints/model.ckpt, or the "
-    ".ckpt file; never downloaded; needs unbabel-comet). Recorded on the card by model name and sha256 with a "
-    "low-resource warning; never in the composite. verify needs the same checkpoint.", "--comet-model")]
+    "Score comet_score with a local COMET model: a registered NAME (wmt22-comet-da, africomet-stl, africomet-qe-stl, "
+    "wmt22-cometkiwi-da; found in $MT_EVAL_MODELS or the Hugging Face cache), auto (AfriCOMET for an African target, "
+    "else wmt22-comet-da), or a model directory holding checkpoints/model.ckpt, or the .ckpt file; never downloaded; "
+    "needs unbabel-comet. Recorded on the card by model name and sha256 with a low-resource warning, and flagged "
+    "'not validated for this language' outside the model's training languages; never in the composite. verify "
+    "needs the same checkpoint.", "--comet-model")]
 
 
 def opt_in_inputs(judge: Sequence[str | Path] | None, judge_cache: str | Path,

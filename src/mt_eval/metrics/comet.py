@@ -43,6 +43,7 @@ import numpy as np
 from mt_eval.errors import UserError
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import Level, MetricContext, Status
+from mt_eval.metrics.comet_models import AUTO, MODELS, choose, locate, lookup, reads_reference
 from mt_eval.metrics.rates import RatioMetric
 
 EXTRA = "pip install 'mt-eval[comet]'"
@@ -95,19 +96,33 @@ def file_sha256(path: Path) -> str:
 
 @dataclass(frozen=True)
 class CometConfig:
-    """The COMET checkpoint a run scores ``comet_score`` with (``--comet-model PATH``)."""
+    """The COMET checkpoint a run scores ``comet_score`` with (``--comet-model NAME|DIR|auto``)."""
 
     checkpoint: str  # absolute path of the .ckpt file (links kept: COMET finds hparams.yaml two levels up)
     sha256: str  # of the checkpoint file: two checkpoints at one path are two metrics
     version: str  # unbabel-comet's version
     batch_size: int = DEFAULT_BATCH
+    registered: str | None = None  # the registry's name for it (metrics/comet_models.py), None: unknown model
+    reference_free: bool = False  # a quality-estimation model: scored on (source, output) only
+    auto: bool = False  # ``auto``, not chosen yet: ``CometScore.prepare`` picks the model for the run's target
 
     @classmethod
-    def parse(cls, path: str, batch_size: int = DEFAULT_BATCH) -> CometConfig:
-        """A checked ``--comet-model``: a COMET model directory (holding ``checkpoints/model.ckpt``) or the
-        ``.ckpt`` file itself, with ``hparams.yaml`` two levels up, and unbabel-comet installed."""
+    def parse(cls, path: str, batch_size: int = DEFAULT_BATCH, target: str | None = None) -> CometConfig:
+        """A checked ``--comet-model``: a registered NAME (found on this machine, ``comet_models.locate``),
+        ``auto`` (chosen for ``target``; without it, chosen when the run's target is known), or a COMET model
+        directory (holding ``checkpoints/model.ckpt``) or the ``.ckpt`` file itself, with ``hparams.yaml`` two
+        levels up; and unbabel-comet installed."""
         if not path or not path.strip():
-            raise UserError("--comet-model needs a path to a COMET checkpoint", field="comet_model")
+            raise UserError("--comet-model needs a path to a COMET checkpoint or a registered model name",
+                            field="comet_model")
+        if path.strip().lower() == AUTO:
+            if target is None:
+                if not installed():
+                    raise not_installed()
+                return cls("", "", comet_version(), batch_size, auto=True)
+            path = str(locate(choose(target)))
+        elif (named := lookup(path)) is not None and not Path(path).expanduser().exists():
+            path = str(locate(named))
         given = Path(os.path.abspath(Path(path).expanduser()))  # not resolve(): a Hugging Face cache links
         ckpt = given / CHECKPOINT if given.is_dir() else given  # model.ckpt to a blob that has no hparams.yaml
         if not ckpt.is_file():
@@ -124,7 +139,19 @@ class CometConfig:
             raise UserError(f"COMET batch size must be between 1 and 1024, not {batch_size}", field="comet_model")
         if not installed():
             raise not_installed()
-        return cls(str(ckpt), file_sha256(ckpt), comet_version(), batch_size)
+        model = lookup(cls._name_of(ckpt))
+        return cls(str(ckpt), file_sha256(ckpt), comet_version(), batch_size, model.name if model else None,
+                   not reads_reference(ckpt.parents[1] / "hparams.yaml"))
+
+    @staticmethod
+    def _name_of(ckpt: Path) -> str:
+        """The registry name a checkpoint's directory suggests (``…/africomet-stl/checkpoints/model.ckpt``, or the
+        hub cache's ``models--masakhane--africomet-stl``)."""
+        parents = ckpt.parents
+        if len(parents) > 3 and parents[2].name == "snapshots" and parents[3].name.startswith("models--"):
+            hub_id = parents[3].name.removeprefix("models--").replace("--", "/")
+            return next((m.name for m in MODELS.values() if m.hub_id == hub_id), hub_id)
+        return parents[1].name if len(parents) > 1 else ckpt.stem
 
     @property
     def model_name(self) -> str:
@@ -139,10 +166,24 @@ class CometConfig:
             return parents[3].name.removeprefix("models--").replace("--", "/")
         return parents[1].name
 
-    def card_block(self) -> dict[str, Any]:
-        """What the run card records (never the path: it names a directory on someone's machine)."""
-        return {"comet_model": self.model_name, "checkpoint_sha256": self.sha256, "comet_version": self.version,
-                "low_resource_warning": True, "warning": LOW_RESOURCE_WARNING, "in_composite": False}
+    def card_block(self, target: str | None = None) -> dict[str, Any]:
+        """What the run card records (never the path: it names a directory on someone's machine), and, for the
+        run's ``target``, whether the model was trained on that language (the spec's low-resource caveat)."""
+        block: dict[str, Any] = {
+            "comet_model": self.model_name, "checkpoint_sha256": self.sha256, "comet_version": self.version,
+            "low_resource_warning": True, "warning": LOW_RESOURCE_WARNING, "in_composite": False,
+            "registered_model": self.registered, "reference_free": self.reference_free}
+        model = MODELS.get(self.registered or "")
+        if model is not None:
+            block["training_languages"] = sorted(model.languages)
+        if target is not None:
+            validated = model is not None and model.validated_for(target)
+            block["validated_for_target"] = validated
+            if not validated:
+                why = (f"{model.name} was trained on judgments for {len(model.languages)} languages, not {target}"
+                       if model else "its training languages are unknown (not a registered model)")
+                block["caveat"] = f"not validated for this language: {why}"
+        return block
 
 
 @contextlib.contextmanager
@@ -207,32 +248,46 @@ class CometScore(RatioMetric):
     def __init__(self, config: CometConfig) -> None:
         self.config = config
         self._memo: dict[tuple[str, str, str], float] = {}  # (src, mt, ref) -> score, filled by ``prefetch``
+        self._target: str | None = None  # the run's target language, once scoring knows it
+
+    def bind(self, target: LanguageCard) -> None:
+        """The run's target: ``auto`` chooses its model now, and the card says whether the model knows it."""
+        self._target = target.code
+        if self.config.auto:
+            self.config = CometConfig.parse(AUTO, self.config.batch_size, target=target.code)
+
+    def prepare(self, ctx: MetricContext) -> None:
+        self.bind(ctx.target)
 
     def card_block(self) -> dict[str, Any]:
-        return self.config.card_block()
+        return self.config.card_block(self._target)
 
     def preflight(self, entries: Sequence[Any]) -> None:
         """Nothing left to check: ``CometConfig.parse`` found the checkpoint and unbabel-comet, and the model
         runs on this machine."""
 
     def signature(self, target: LanguageCard) -> str | None:
+        if self.config.auto:
+            self.bind(target)
+        refs = "none" if self.config.reference_free else "max"
         return (f"comet:{self.config.version}|model:{self.config.model_name}|sha256:{self.config.sha256}"
-                f"|refs:max|empty:{EMPTY_SCORE:g}|warning:low-resource")
+                f"|refs:{refs}|empty:{EMPTY_SCORE:g}|warning:low-resource")
 
-    @staticmethod
-    def _triples(hypotheses: Sequence[str], ctx: MetricContext) -> list[tuple[int, tuple[str, str, str]]]:
-        """(entry index, (source, output, reference)) for every non-empty output and each of its references."""
+    def _triples(self, hypotheses: Sequence[str], ctx: MetricContext) -> list[tuple[int, tuple[str, str, str]]]:
+        """(entry index, (source, output, reference)) for every non-empty output and each of its references (one
+        triple with an empty reference for a quality-estimation model, which never reads it)."""
         return [(i, (ctx.entries[i].source, h, r)) for i, h in enumerate(hypotheses) if h.strip()
-                for r in ctx.entries[i].all_references]
+                for r in ([""] if self.config.reference_free else ctx.entries[i].all_references)]
 
     def prefetch(self, hypotheses: Sequence[str], ctx: MetricContext) -> None:
         """Score every triple ``statistics`` will need, here: torch must not first run in a forked worker
         (scoring/extraction.py), and the model is loaded only when something is left to score."""
+        self.bind(ctx.target)  # prefetch may come before prepare: ``auto`` must have chosen its model by now
         missing = list(dict.fromkeys(t for _, t in self._triples(hypotheses, ctx) if t not in self._memo))
         if not missing:
             return
         model = load_model(self.config)
-        samples = [{"src": s, "mt": m, "ref": r} for s, m, r in missing]
+        samples = [{"src": s, "mt": m, **({} if self.config.reference_free else {"ref": r})} for s, m, r in missing]
         with _quiet():
             prediction = model.predict(samples, batch_size=self.config.batch_size, gpus=0, progress_bar=False)
         scores = [float(x) for x in prediction.scores]
@@ -246,6 +301,7 @@ class CometScore(RatioMetric):
         stats = np.zeros((n, 2))
         stats[:, 1] = 1.0
         stats[:, 0] = EMPTY_SCORE  # an empty output scores EMPTY_SCORE, never shown to the model
+        self.bind(ctx.target)
         triples = self._triples(hypotheses, ctx)
         if not triples:
             return stats
