@@ -15,8 +15,8 @@ from typing import Any, Protocol, TypeVar
 
 from mt_eval.metrics.base import Metric
 
-SEMANTIC, COMET, JUDGES = "semantic", "comet", "judges"
-SECTIONS = (SEMANTIC, COMET, JUDGES)
+SEMANTIC, COMET, JUDGES, SPBLEU = "semantic", "comet", "judges", "spbleu"
+SECTIONS = (SEMANTIC, COMET, JUDGES, SPBLEU)
 """Card sections in scoring order (the order the metric table, its sidecar and ``verify`` have always used)."""
 KEYED = frozenset({JUDGES})
 """Sections holding one block per metric id (``judges.<id>``); the others hold one metric's block."""

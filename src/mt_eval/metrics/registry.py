@@ -28,6 +28,7 @@ from mt_eval.metrics.hallucination import HallucinationRate
 from mt_eval.metrics.rates import ExactMatch, LengthRatio
 from mt_eval.metrics.sacre import Bleu, ChrF, ChrFPlusPlus, Ter
 from mt_eval.metrics.semantic import SemanticScore
+from mt_eval.metrics.spbleu import SpBleu
 from mt_eval.metrics.structural import FstAcceptance, MorphologicalAccuracy, OrthographicAccuracy
 
 Factory = Callable[[], Any]
@@ -60,6 +61,7 @@ _BUILTINS: dict[str, Factory] = {
 OPT_IN: dict[str, Callable[[Any], Metric]] = {
     "semantic_score": SemanticScore,
     "comet_score": CometScore,
+    "spbleu": SpBleu,  # BLEU on FLORES-200 SentencePiece pieces: needs the model file (``metrics.spbleu.SpmConfig``)
 }
 
 # What a metric must provide itself; cost, derives_from, shares_analyses, reads_source, bind, prepare, signature

@@ -18,6 +18,7 @@ from mt_eval.metrics.embeddings import SemanticConfig
 from mt_eval.metrics.opt_in import OptInMetric
 from mt_eval.metrics.registry import OPT_IN, available_metrics
 from mt_eval.metrics.semantic import SemanticScore
+from mt_eval.metrics.spbleu import SpBleu, SpmConfig
 from mt_eval.runcard.judges import card_judges, require_judges
 from mt_eval.scoring.pipeline import score_outputs
 from mt_eval.scoring.scores import MetricTable
@@ -60,7 +61,13 @@ def opt_in_from_card(card: Mapping[str, Any], judges: Sequence[OptInMetric] = ()
     given_judges = require_judges(card_judges(card), judges)
     config, checkpoint = semantic_config(card), require_comet(card, comet)
     return [*([SemanticScore(config)] if config else []), *([CometScore(checkpoint)] if checkpoint else []),
-            *given_judges]
+            *given_judges, *spbleu_from_card(card)]
+
+
+def spbleu_from_card(card: Mapping[str, Any]) -> list[OptInMetric]:
+    """The card's spBLEU, with the FLORES-200 model found on this machine, which must be the card's (sha256)."""
+    block = card.get("spbleu")
+    return [SpBleu(SpmConfig.from_card(block))] if isinstance(block, dict) else []
 
 
 def configured_metrics(card: Mapping[str, Any]) -> dict[str, Any]:
@@ -102,7 +109,8 @@ def table_from_card(card: Mapping[str, Any], *, only: list[str] | None = None,
     checkpoint = require_comet(card, comet) if only is None or "comet_score" in only else None
     config = semantic_config(card)
     opt_in: list[OptInMetric] = [*([SemanticScore(config)] if config else []),
-                                 *([CometScore(checkpoint)] if checkpoint else []), *given_judges]
+                                 *([CometScore(checkpoint)] if checkpoint else []), *given_judges,
+                                 *(spbleu_from_card(card) if only is None or "spbleu" in only else [])]
     dataset = dataset_from_card(card)
     translations = [Translation(r["entry_id"], r["predicted"], r.get("error")) for r in card["results"]]
     terms = {k: tuple(v) for k, v in card["terminology"].items()} if card.get("terminology") else None
