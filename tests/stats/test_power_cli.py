@@ -61,3 +61,28 @@ def test_power_refuses_what_it_cannot_answer(cards: tuple[Path, Path]) -> None:
     assert unknown.exit_code == 2 and "nonsense" in unknown.output
     bad = runner.invoke(app, ["power", "--card", str(cards[0]), "--power", "1.5"])
     assert bad.exit_code == 2 and "power" in bad.output
+
+
+def test_the_dataset_page_shows_the_mdd_power_reports_for_its_first_card(cards: tuple[Path, Path],
+                                                                          tmp_path: Path) -> None:
+    """The web dataset page's power line is ``mt-eval power`` on the version's first card with stored statistics
+    (same statistics, resamples and seed: the same number)."""
+    from fastapi.testclient import TestClient
+
+    from mt_eval.store import open_store
+    from mt_eval.store.insert import insert_card
+    from mt_eval.web.app import create_app
+
+    db = str(tmp_path / "board.db")
+    with open_store(db) as store, store.session() as session:
+        for path in cards:
+            card = json.loads(path.read_text(encoding="utf-8"))
+            insert_card(session, card, path.with_name(card["statistics"]["file"]).read_bytes(), submitter="t")
+    dataset_id = json.loads(cards[0].read_text(encoding="utf-8"))["dataset"]["id"]
+    want = _power("--card", str(cards[0]))
+    with TestClient(create_app(db)) as client:
+        [version] = client.get(f"/api/datasets/{dataset_id}").json()
+        page = client.get(f"/datasets/{dataset_id}").text
+    assert version["power"]["mdd"] == pytest.approx(want["mdd"], rel=1e-12)
+    assert version["power"]["entries"] == 200 and version["power"]["metric"] == "chrf_plus_plus"
+    assert f"a chrF++ difference under {want['mdd']:.2f} is often missed" in page

@@ -25,6 +25,7 @@ from mt_eval.review.gate import verdicts_in
 from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
 from mt_eval.store.board import DEFAULT_LIMIT, RANK, resort
+from mt_eval.store.dataset_power import dataset_power
 from mt_eval.store.db import Store
 from mt_eval.store.keys import KeyInfo, lookup
 from mt_eval.store.models import Card, CardSignature, Dataset
@@ -292,6 +293,7 @@ def dataset_view(store: Store, dataset_id: str) -> list[dict[str, Any]]:
                 "entry_count": ds.entry_count, "cards": n_cards,
                 "counts": {name: dict(sorted(Counter(facet(r, name) for r in results).items())) for name in FACETS},
                 "secret_entries": sum(1 for r in results if is_secret(r)),
+                "power": dataset_power(session, ds.id),  # what this many entries can resolve (stats/power.py)
             })  # fmt: skip
     return out
 
