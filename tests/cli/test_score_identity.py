@@ -59,7 +59,7 @@ def test_default_says_how_to_name_the_system(texts):
 
 
 @pytest.mark.parametrize(("word", "meant"), [("rule-based", "rbmt"), ("llm", "raw-llm or coached-llm"),
-                                             ("local-nmt", "custom-plugin"), ("robot", None)])
+                                             ("local-nmt", "nmt"), ("robot", None)])
 def test_a_word_that_is_no_class_is_one_line_naming_the_classes(texts, word, meant):
     result, _ = _score(texts, f"bad-{word}", "--system", "x", "--method-class", word)
     assert result.exit_code == 2

@@ -68,6 +68,7 @@ def score(
     system: Annotated[str | None, opt(f"Name of the system on the card (default: {DEFAULT_SYSTEM}); compare, "
                                       "report and the leaderboard label it so.", "--system")] = None,
     method_class: Annotated[str, opt(f"What produced the outputs: {CLASSES} (rbmt: a rule-based engine; "
+                                     "nmt: a local neural model; "
                                      "custom-plugin: anything else).", "--method-class")]
     = MethodClass.CUSTOM_PLUGIN.value,
     corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,

@@ -33,6 +33,7 @@ class MethodClass(StrEnum):
     API = "api"
     HUMAN = "human"
     RBMT = "rbmt"  # rule-based MT such as Apertium; recorded as-is (not in §9.6's enum, see docs)
+    NMT = "nmt"  # a local neural MT checkpoint (NLLB, OPUS-MT): neither §9.6's api nor a plugin (see docs)
 
 
 @dataclass(frozen=True)

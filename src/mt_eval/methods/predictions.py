@@ -143,8 +143,7 @@ class PredictionsMethod(MethodBase):
 
 # Words a user reaches for that are not class names; the message names the class meant.
 _CLASS_SYNONYMS = {"rule-based": "rbmt", "rbmt-engine": "rbmt", "apertium": "rbmt", "llm": "raw-llm or coached-llm",
-                   "nmt": "custom-plugin (no class names local neural MT yet)",
-                   "local-nmt": "custom-plugin (no class names local neural MT yet)",
+                   "local-nmt": "nmt", "neural": "nmt", "nllb": "nmt", "opus-mt": "nmt",
                    "deepl": "api", "google": "api", "translator": "human"}
 
 
