@@ -104,6 +104,36 @@ def _pipeline(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Me
                                             int(options.get("fst_retries", 2))))
 
 
+def _cards(dataset: Dataset) -> tuple[Any, Any]:
+    from mt_eval.languages.card import language_card
+
+    return language_card(dataset.info.source_language), language_card(dataset.info.target_language)
+
+
+def _nmt(argument: str, dataset: Dataset) -> Method:
+    from mt_eval.methods.nmt import NMTMethod
+
+    return NMTMethod(argument, *_cards(dataset))
+
+
+def _lexicon(argument: str, dataset: Dataset) -> Method:
+    from mt_eval.methods.lexicon import LexiconMethod
+
+    return LexiconMethod(argument)
+
+
+def _deepl(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Method:
+    from mt_eval.methods.deepl import deepl_method
+
+    return deepl_method(*_cards(dataset), options)
+
+
+def _google(argument: str, dataset: Dataset, options: Mapping[str, Any]) -> Method:
+    from mt_eval.methods.google import google_method
+
+    return google_method(*_cards(dataset), options)
+
+
 SCHEMES: dict[str, Scheme] = {
     "predictions": Scheme(_predictions, "predictions:PATH (JSONL or one line per entry)"),
     "apertium": Scheme(_apertium, "apertium:PAIR (e.g. apertium:eng-spa)"),
@@ -111,6 +141,10 @@ SCHEMES: dict[str, Scheme] = {
     "coached": Scheme(_coached, "coached (with --model and --coaching FILE)", False, True),
     "pipeline": Scheme(_pipeline, "pipeline:validate-retry (with --model and --validator)", True, True),
     "plugin": Scheme(_plugin, "plugin:MODULE:CLASS (a method class of your own)"),
+    "nmt": Scheme(_nmt, "nmt:DIR (a local NLLB/M2M100/OPUS-MT checkpoint folder)"),
+    "lexicon": Scheme(_lexicon, "lexicon:FILE (word by word from a source<TAB>target TSV or an Apertium .dix)"),
+    "deepl": Scheme(_deepl, "deepl (DeepL API v2; key in DEEPL_AUTH_KEY)", False, True),
+    "google": Scheme(_google, "google (Cloud Translation v2; key in GOOGLE_TRANSLATE_API_KEY)", False, True),
 }
 
 
