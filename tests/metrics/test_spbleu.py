@@ -114,7 +114,7 @@ def test_missing_model_is_one_line_and_nothing_is_downloaded(tmp_path: Path, mon
     monkeypatch.setenv("MT_EVAL_MODELS", str(tmp_path / "none"))
     with pytest.raises(UserError) as err:
         SpmConfig.parse()
-    assert "never downloads" in err.value.message and "--spbleu-model" in (err.value.hint or "")
+    assert "never downloads" in err.value.message and "--spbleu" in (err.value.hint or "")
     assert not (tmp_path / "empty").exists()
     with pytest.raises(UserError, match="no such file"):
         SpmConfig.parse(str(tmp_path / "missing.model"))
@@ -141,3 +141,24 @@ def test_a_card_scored_with_spbleu_records_the_model_and_verifies(sacre_dir: Pat
     monkeypatch.setenv("SACREBLEU", str(other.parent))
     problems = verify_card(card, out)
     assert len(problems) == 1 and "cannot be rescored" in problems[0] and "sha256" in problems[0]
+
+
+def test_score_spbleu_from_the_command_line(sacre_dir: Path, tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+
+    (tmp_path / "ref.txt").write_text("\n".join(REF[:30]) + "\n", encoding="utf-8")
+    (tmp_path / "hyp.txt").write_text("\n".join(CAT[:30]) + "\n", encoding="utf-8")
+    base = ["score", "--reference-file", str(tmp_path / "ref.txt"), "-p", str(tmp_path / "hyp.txt"), "-l", "en-es",
+            "--no-semantic", "--bootstrap", "0", "--runs-dir", str(tmp_path / "runs")]
+    model = str(sacre_dir / "models" / MODEL_FILE)
+    done = CliRunner().invoke(app, [*base, "--spbleu", model, "-o", str(tmp_path / "card.json")])
+    assert done.exit_code == 0, done.output
+    card = json.loads((tmp_path / "card.json").read_text(encoding="utf-8"))
+    assert card["scores"]["spbleu"] == pytest.approx(_cli(CAT[:30], REF[:30], sacre_dir, tmp_path), abs=5e-7)
+    missing = CliRunner().invoke(app, [*base, "--spbleu", str(tmp_path / "nope.model")])
+    assert missing.exit_code == 2 and "no such file" in missing.output
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())  # refused before any work

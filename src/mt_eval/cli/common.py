@@ -241,6 +241,27 @@ CometModelOpt = Annotated[str | None, opt(
     "needs unbabel-comet. Recorded on the card by model name and sha256 with a low-resource warning, and flagged "
     "'not validated for this language' outside the model's training languages; never in the composite. verify "
     "needs the same checkpoint.", "--comet-model")]
+SpBleuOpt = Annotated[str | None, opt(
+    "Also score spbleu, BLEU on FLORES-200 SentencePiece pieces: 'cache' finds sacrebleu's flores200 model "
+    "($MT_EVAL_MODELS, then $SACREBLEU/models or ~/.sacrebleu/models), or give the model file's PATH; never "
+    "downloaded (needs sentencepiece); its sha256 is on the card; never in the composite.", "--spbleu")]
+
+
+def spbleu_invocation(model: str | None) -> dict[str, Any]:
+    """``{"spbleu": MODEL}`` checked now (no model file or no sentencepiece: one line before any work), or nothing."""
+    if model is None:
+        return {}
+    spbleu_metrics(model)
+    return {"spbleu": model}
+
+
+def spbleu_metrics(model: str | None) -> list[Any]:
+    """The opt-in ``spbleu`` metric for ``--spbleu MODEL`` (``cache``: the model where sacrebleu keeps it)."""
+    if model is None:
+        return []
+    from mt_eval.metrics.spbleu import SpBleu, SpmConfig
+
+    return [SpBleu(SpmConfig.parse(None if model == "cache" else model))]
 
 
 def opt_in_inputs(judge: Sequence[str | Path] | None, judge_cache: str | Path,

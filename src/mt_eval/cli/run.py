@@ -40,6 +40,7 @@ from mt_eval.cli.common import (
     SemanticOpt,
     SemanticUrlOpt,
     SkipOpt,
+    SpBleuOpt,
     SrcFileOpt,
     SrcLangOpt,
     TermOpt,
@@ -52,6 +53,8 @@ from mt_eval.cli.common import (
     opt_in_inputs,
     out,
     path_str,
+    spbleu_invocation,
+    spbleu_metrics,
 )
 from mt_eval.errors import UserError
 from mt_eval.methods.base import Method
@@ -121,9 +124,9 @@ def scoring_options(scoring: dict[str, Any] | None, embedding: Any = None) -> di
     options.pop("profile", None)  # not evaluate's: applied around it (``_evaluate``)
     semantic = options.pop("semantic", None)
     judges, judge_cache = options.pop("judges", None), options.pop("judge_cache", None)
-    comet = _comet(options.pop("comet_model", None))
+    comet, spbleu = _comet(options.pop("comet_model", None)), spbleu_metrics(options.pop("spbleu", None))
     return {**options, "opt_in": [*([SemanticScore(SemanticConfig.parse(*semantic), embedding)] if semantic else []),
-                                  *([CometScore(comet)] if comet else []), *_judges(judges, judge_cache)]}
+                                  *([CometScore(comet)] if comet else []), *_judges(judges, judge_cache), *spbleu]}
 
 
 def _comet(path: str | None) -> Any:
@@ -301,7 +304,7 @@ def run(
     semantic: SemanticOpt = None, semantic_model: SemanticModelOpt = None, semantic_url: SemanticUrlOpt = None,
     no_semantic: NoSemanticOpt = False,
     profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
-    comet_model: CometModelOpt = None, force: ForceOpt = False,
+    comet_model: CometModelOpt = None, force: ForceOpt = False, spbleu: SpBleuOpt = None,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
 
@@ -336,7 +339,7 @@ def run(
                        **semantic_default(no_semantic),
                        **(sem := semantic_invocation(semantic, semantic_model, semantic_url, no_semantic)),
                        **(jud := judge_invocation(judge, judge_cache)), **comet_invocation(comet_model),
-                       **profile_invocation(profile, sem, jud)}}
+                       **spbleu_invocation(spbleu), **profile_invocation(profile, sem, jud)}}
     # a --resume's journal is compared with these options once, in api.run (engine/session.py); never followed
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang, segment,
                                               ids, difficulty)

@@ -36,6 +36,7 @@ from mt_eval.cli.common import (
     SemanticOpt,
     SemanticUrlOpt,
     SkipOpt,
+    SpBleuOpt,
     SrcFileOpt,
     SrcLangOpt,
     TermOpt,
@@ -45,6 +46,7 @@ from mt_eval.cli.common import (
     language_pair,
     opt,
     path_str,
+    spbleu_invocation,
 )
 from mt_eval.cli.run import (
     _evaluate,
@@ -68,7 +70,6 @@ def score(
     system: Annotated[str | None, opt(f"Name of the system on the card (default: {DEFAULT_SYSTEM}); compare, "
                                       "report and the leaderboard label it so.", "--system")] = None,
     method_class: Annotated[str, opt(f"What produced the outputs: {CLASSES} (rbmt: a rule-based engine; "
-                                     "nmt: a local neural model; "
                                      "custom-plugin: anything else).", "--method-class")]
     = MethodClass.CUSTOM_PLUGIN.value,
     corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
@@ -84,6 +85,7 @@ def score(
     no_semantic: NoSemanticOpt = False,
     profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
     comet_model: CometModelOpt = None,
+    spbleu: SpBleuOpt = None,
 ) -> None:
     """Score an existing system output file against a corpus (the same card as `run`).
 
@@ -112,7 +114,7 @@ def score(
     sem = semantic_invocation(semantic, semantic_model, semantic_url, no_semantic)
     jud = judge_invocation(judge, judge_cache)
     sem = {**semantic_default(no_semantic), **sem, **jud,
-            **comet_invocation(comet_model), **profile_invocation(profile, sem, jud)}
+            **comet_invocation(comet_model), **spbleu_invocation(spbleu), **profile_invocation(profile, sem, jud)}
     full, dataset, selection = load_selection(corpus, source_file, reference_file, source_lang, target_lang,
                                               segment, ids, difficulty, need_source=False)
     method = PredictionsMethod(predictions, full, name=(system or DEFAULT_SYSTEM).strip(), method_class=klass,

@@ -7,7 +7,7 @@ tokenizer: statistics, scalar score and the bootstrap transcription are ``Bleu``
 equal to ``sacrebleu --tokenize flores200`` on the same files.
 
 Opt-in and offline. sacrebleu downloads the SentencePiece model on first use; here it never does: the model
-file comes from a path (``--spbleu-model PATH``) or is looked up where sacrebleu and mt-eval keep it
+file comes from a path (``--spbleu PATH``, or ``--spbleu cache``) or is looked up where sacrebleu and mt-eval keep it
 (``$MT_EVAL_MODELS/flores200sacrebleuspm``, then sacrebleu's cache ``$SACREBLEU/models/flores200sacrebleuspm``,
 ``~/.sacrebleu`` without ``$SACREBLEU``), and a run without one refuses before anything is translated. The
 card records the model's sha256 (two models are two metrics) and the metric is never in a composite: no
@@ -59,7 +59,7 @@ class SpmConfig:
         if path:
             given = Path(path).expanduser()
             if not given.is_file():
-                raise UserError(f"--spbleu-model {path!r}: no such file (the FLORES-200 SentencePiece model)",
+                raise UserError(f"--spbleu {path!r}: no such file (the FLORES-200 SentencePiece model)",
                                 field="spbleu_model")
             return cls(str(given.absolute()), file_sha256(given))
         for candidate in candidates():
@@ -67,7 +67,7 @@ class SpmConfig:
                 return cls(str(candidate.absolute()), file_sha256(candidate))
         raise UserError(f"spbleu: no FLORES-200 SentencePiece model on this machine (looked for "
                         f"{', '.join(str(c) for c in candidates())}; mt-eval never downloads it)",
-                        field="spbleu_model", hint="give it with --spbleu-model PATH, or let sacrebleu fetch it "
+                        field="spbleu_model", hint="give it with --spbleu PATH, or let sacrebleu fetch it "
                         "once: sacrebleu --tokenize flores200 on any file")
 
     @classmethod
@@ -77,7 +77,7 @@ class SpmConfig:
         if config.sha256 != block.get("spm_sha256"):
             raise UserError(f"the card scored spbleu with a SentencePiece model of sha256 "
                             f"{str(block.get('spm_sha256'))[:12]}…, this machine's hashes to {config.sha256[:12]}…",
-                            field="spbleu_model", hint="give that model with --spbleu-model PATH")
+                            field="spbleu_model", hint="put that model where --spbleu cache finds it")
         return config
 
     def card_block(self) -> dict[str, Any]:
