@@ -61,7 +61,7 @@ def deepl_method(source: LanguageCard, target: LanguageCard, options: Mapping[st
     key = read_key(variable, require=bool(options.get("require_key", True)))
     base = str(options.get("base_url") or (FREE_URL if key.endswith(":fx") else PRO_URL)).rstrip("/")
     api = DeepLApi(key, base, deepl_code(source, target=False), deepl_code(target, target=True))
-    settings = ApiSettings(**{k: options[k] for k in ("concurrency", "max_retries", "timeout_s")
+    settings = ApiSettings(**{k: options[k] for k in ("concurrency", "max_retries", "timeout_s", "retry_base_delay")
                                 if options.get(k) is not None})
     return MTApiMethod(api, settings, {"api": "deepl-v2", "base_url": base, "source_lang": api.source_lang,
                                        "target_lang": api.target_lang, "api_key_env": variable})

@@ -54,7 +54,7 @@ def google_method(source: LanguageCard, target: LanguageCard, options: Mapping[s
     key = read_key(variable, require=bool(options.get("require_key", True)))
     base = str(options.get("base_url") or BASE_URL).rstrip("/")
     api = GoogleApi(key, base, CODES.get(source.code, source.code), CODES.get(target.code, target.code))
-    settings = ApiSettings(**{k: options[k] for k in ("concurrency", "max_retries", "timeout_s")
+    settings = ApiSettings(**{k: options[k] for k in ("concurrency", "max_retries", "timeout_s", "retry_base_delay")
                                 if options.get(k) is not None})
     return MTApiMethod(api, settings, {"api": "google-translate-v2", "base_url": base, "source_lang": api.source_lang,
                                        "target_lang": api.target_lang, "api_key_env": variable})
