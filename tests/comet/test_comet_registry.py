@@ -44,6 +44,8 @@ def models_dir(tiny: dict[str, Path], tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_the_registry_records_training_languages_and_auto_picks_africomet_for_african_targets() -> None:
     assert choose("yo").name == "africomet-stl" and choose("ha").name == "africomet-stl"
+    assert choose("yor").name == "africomet-stl" and choose("kin").name == "africomet-stl"  # ISO 639-3 codes too
+    assert MODELS["africomet-stl"].validated_for("twi") and MODELS["africomet-stl"].validated_for("yor")
     assert choose("crk").name == "wmt22-comet-da" and choose("es").name == "wmt22-comet-da"
     assert MODELS["africomet-stl"].validated_for("yo") and not MODELS["africomet-stl"].validated_for("crk")
     assert not MODELS["wmt22-comet-da"].validated_for("yo") and MODELS["wmt22-comet-da"].validated_for("de-AT")

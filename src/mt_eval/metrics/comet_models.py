@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mt_eval.errors import UserError
+from mt_eval.languages.card import normalize_code
 
 AUTO = "auto"
 MODELS_ENV = "MT_EVAL_MODELS"
@@ -33,10 +34,16 @@ CKPT = Path("checkpoints") / "model.ckpt"
 _WMT_DA = frozenset({"en", "cs", "de", "et", "fi", "fr", "gu", "iu", "ja", "kk", "km", "lt", "lv", "pl", "ps", "ru",
                      "ta", "tr", "zh"})  # WMT17-20 direct assessments
 _MLQE_PE = frozenset({"ne", "ro", "si"})  # the QE data CometKiwi adds (en-de, en-zh, et-en, ne-en, ro-en, ru-en, si-en)
-AFRICAN = frozenset({"af", "am", "arz", "ha", "ig", "kik", "rw", "luo", "mg", "ny", "om", "pcm", "rn", "sn", "so",
-                     "st", "sw", "tw", "xh", "yo", "zu"})
+AFRICAN = frozenset({"af", "am", "arz", "ha", "ig", "kik", "rw", "kin", "luo", "mg", "ny", "om", "pcm", "rn", "sn",
+                     "so", "st", "sw", "tw", "twi", "xh", "yo", "zu"})
 """AfriCOMET's African languages: AfriMTE's judged languages (am, ha, ig, kik, rw, luo, so, sw, tw, xh, yo, zu
-and Egyptian Arabic) with AfroXLMR-large's other African pre-training languages (af, mg, ny, om, pcm, rn, sn, st)."""
+and Egyptian Arabic) with AfroXLMR-large's other African pre-training languages (af, mg, ny, om, pcm, rn, sn, st).
+Kinyarwanda and Twi under both codes: the language cards keep ``kin`` and ``twi`` where BCP-47 prefers ``rw``/``tw``."""
+
+
+def primary(code: str) -> str:
+    """The canonical primary language subtag (``yor`` → ``yo``, ``de-AT`` → ``de``), as the language cards name it."""
+    return normalize_code(code).split("-")[0].lower()
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,7 @@ class NamedModel:
 
     def validated_for(self, target: str) -> bool:
         """Whether the target language (a BCP-47 code) is among the model's training languages."""
-        return target.split("-")[0].lower() in self.languages
+        return primary(target) in self.languages
 
 
 MODELS: dict[str, NamedModel] = {m.name: m for m in (
@@ -81,7 +88,7 @@ def lookup(name: str) -> NamedModel | None:
 def choose(target: str) -> NamedModel:
     """``auto``'s choice: AfriCOMET for a target among its African languages, wmt22-comet-da otherwise."""
     africomet = MODELS["africomet-stl"]
-    return africomet if target.split("-")[0].lower() in AFRICAN else MODELS["wmt22-comet-da"]
+    return africomet if primary(target) in AFRICAN else MODELS["wmt22-comet-da"]
 
 
 def search_dirs() -> list[Path]:
