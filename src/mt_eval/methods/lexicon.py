@@ -3,7 +3,8 @@
 What every system in a low-resource study should beat: no reordering, no morphology, no context. The
 dictionary is a TSV file (``source<TAB>target`` per line, ``#`` comments, the first entry of a repeated
 source word wins) or an Apertium bilingual dictionary (``.dix``: each ``<e>``'s ``<p><l>…</l><r>…</r></p>``
-with the tags and ``<b/>`` blanks removed; entries restricted to right-to-left (``r="RL"``) skipped).
+(or ``<i>…</i>``, the same both sides) with the tags removed and ``<b/>`` read as a blank; entries
+restricted to right-to-left (``r="RL"``) skipped).
 Matching is on the word as written, then lower-cased (a capitalised first word keeps its capital);
 multi-word entries match the longest run of words first. Unknown words and punctuation are copied,
 so a sentence the dictionary does not know comes back unchanged (what the copy baseline scores).
@@ -58,10 +59,13 @@ def read_dix(text: str, path: str) -> dict[str, str]:
     for entry in root.iter("e"):
         if entry.get("r") == "RL":  # only used translating the other way
             continue
-        pair = entry.find("p")
-        if pair is None:
+        pair, same = entry.find("p"), entry.find("i")
+        if pair is not None:
+            source, target = _side(pair.find("l")), _side(pair.find("r"))
+        elif same is not None:  # <i>: the same word on both sides
+            source = target = _side(same)
+        else:
             continue
-        source, target = _side(pair.find("l")), _side(pair.find("r"))
         if source and target:
             table.setdefault(source, target)
     return table
