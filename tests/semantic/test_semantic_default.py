@@ -58,3 +58,23 @@ def test_progress_counts_only_what_the_cache_lacks(tmp_path: Path) -> None:
         again = Embedder(config, lambda done, total: calls.append((done, total)))
         again.embed(["a", "b", "c", "d"])  # a new process: three vectors from the cache, one computed
         assert calls == [(0, 1), (1, 1)] and again.computed == 1
+
+
+def test_wrong_language_verdicts_are_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("lingua")
+    from mt_eval.languages import langid
+    from mt_eval.metrics.semantic import SemanticScore
+
+    config = SemanticConfig.parse("openai", "m", "http://127.0.0.1:9/v1", str(tmp_path / "e.sqlite"))
+    catalan = "El govern ha anunciat avui que les escoles tornaran a obrir la setmana que ve."
+    spanish = "El gobierno ha anunciado hoy que las escuelas volverán a abrir la semana que viene."
+    first = SemanticScore(config).wrong_language([catalan, spanish], "es")
+    assert first == {catalan: True, spanish: False}  # lingua's answers, computed
+
+    def no_lingua(*_: object) -> float:
+        raise AssertionError("lingua asked again for a text whose verdict is cached")
+
+    monkeypatch.setattr(langid, "other_language_share", no_lingua)
+    assert SemanticScore(config).wrong_language([spanish, catalan], "es") == first  # from the cache, no lingua
+    with pytest.raises(AssertionError, match="asked again"):  # another target is another rule: computed anew
+        SemanticScore(config).wrong_language([catalan], "ca")

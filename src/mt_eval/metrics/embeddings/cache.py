@@ -19,8 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-from mt_eval.providers.cache import open_sqlite_cache
-
 DEFAULT_EMBEDDING_CACHE = ".mt-eval-cache/embeddings.sqlite"
 _BATCH = 500  # SQLite's default limit on bound parameters is 999 (older builds); stay well under it
 
@@ -30,14 +28,22 @@ def text_key(text: str) -> str:
 
 
 class EmbeddingCache:
-    """``get_many``/``put_many`` over one table; opened per scoring, closed by ``close``."""
+    """``get_many``/``put_many`` over the vectors; ``get_verdicts``/``put_verdicts`` over answers of deterministic
+    per-text checks (semantic_score's wrong-language check: lingua loads its models in every process, seconds,
+    for answers that never change); opened per scoring, closed by ``close``."""
 
     def __init__(self, path: str | Path) -> None:
+        # imported here: mt_eval.providers pulls in httpx and the OpenAI client (~3 s on a loaded machine), which a
+        # command that only parses --semantic (run and score do, on every call) should not pay
+        from mt_eval.providers.cache import open_sqlite_cache
+
         self.path = Path(path)
         self._db = open_sqlite_cache(self.path, "CREATE TABLE IF NOT EXISTS embeddings (backend TEXT NOT NULL, "
                                      "model TEXT NOT NULL, text_sha256 TEXT NOT NULL, dim INTEGER NOT NULL, "
                                      "vector BLOB NOT NULL, PRIMARY KEY (backend, model, text_sha256))",
                                      "embedding cache")
+        self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (rule TEXT NOT NULL, text_sha256 TEXT NOT NULL, "
+                         "verdict INTEGER NOT NULL, PRIMARY KEY (rule, text_sha256))")
 
     def get_many(self, backend: str, model: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached vectors of ``texts`` by text (a text not cached is absent)."""
@@ -60,6 +66,24 @@ class EmbeddingCache:
         rows = [(backend, model, text_key(t), int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes())
                 for t, v in zip(texts, vectors, strict=True)]
         self._db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?, ?)", rows)
+        self._db.commit()
+
+    def get_verdicts(self, rule: str, texts: Sequence[str]) -> dict[str, bool]:
+        """Cached yes/no answers of a deterministic check (``rule`` names it and its version) by text."""
+        keys = {text_key(t): t for t in texts}
+        found: dict[str, bool] = {}
+        hashes = list(keys)
+        for start in range(0, len(hashes), _BATCH):
+            chunk = hashes[start:start + _BATCH]
+            marks = ",".join("?" * len(chunk))  # only "?" marks are formatted into the SQL
+            rows = self._db.execute(f"SELECT text_sha256, verdict FROM verdicts WHERE rule=? AND text_sha256 IN "
+                                    f"({marks})", (rule, *chunk)).fetchall()
+            found.update((keys[digest], bool(verdict)) for digest, verdict in rows)
+        return found
+
+    def put_verdicts(self, rule: str, verdicts: dict[str, bool]) -> None:
+        self._db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?)",
+                             [(rule, text_key(t), int(v)) for t, v in verdicts.items()])
         self._db.commit()
 
     def close(self) -> None:
