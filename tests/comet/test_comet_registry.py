@@ -137,3 +137,23 @@ def test_a_yoruba_run_card_records_africomet_and_a_cree_one_the_caveat(models_di
         assert card["comet"]["registered_model"] == model and card["comet"]["validated_for_target"] is validated
         assert card["scores"]["comet_model"].startswith(f"{model}@sha256:")
         assert ("caveat" in card["comet"]) is not validated
+
+
+def test_score_comet_model_auto_from_the_command_line(models_dir: Path, tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+
+    for name, lines in (("src", SRC), ("ref", REF), ("hyp", [*OUT[:2], "Compró libros."])):
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for target, model in (("yor", "africomet-stl"), ("crk", "wmt22-comet-da")):
+        out = tmp_path / f"{target}.json"
+        done = CliRunner().invoke(app, [
+            "score", "--source-file", str(tmp_path / "src.txt"), "--reference-file", str(tmp_path / "ref.txt"),
+            "-p", str(tmp_path / "hyp.txt"), "-l", f"en-{target}", "--comet-model", "auto", "--no-semantic",
+            "--bootstrap", "0", "--runs-dir", str(tmp_path / "runs"), "-o", str(out)])
+        assert done.exit_code == 0, done.output
+        block = json.loads(out.read_text(encoding="utf-8"))["comet"]
+        assert block["registered_model"] == model and block["validated_for_target"] is (target == "yor")
