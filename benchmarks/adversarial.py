@@ -118,9 +118,9 @@ ADVERSARIAL: dict[str, Make] = {
     "another language's reference": lambda s, r, o: list(o),
     "truncated to half": lambda s, r, o: [_half(t) for t in r],
     "every second word dropped": lambda s, r, o: [" ".join(t.split()[::2]) for t in r],
-    "hallucinated fluent paragraph": lambda s, r, o: [_paragraph(i, r) for i in range(len(r))],
     "words permuted": lambda s, r, o: [permuted(i, t) for i, t in enumerate(r)],
     "one invented sentence appended": lambda s, r, o: [f"{t} {r[(i + 37) % len(r)]}" for i, t in enumerate(r)],
+    "hallucinated fluent paragraph": lambda s, r, o: [_paragraph(i, r) for i in range(len(r))],  # last: tests read it
 }
 
 

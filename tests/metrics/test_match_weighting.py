@@ -1,4 +1,4 @@
-"""Exact and equivalent match weigh each entry by its reference's words (decisions §55, issue 22 item 3).
+"""Exact and equivalent match weigh each entry by its reference's words (decisions §67, issue 22 item 3).
 
 On WMT21 TED en→de, HuaweiTSC's composite beat Facebook-AI's with significance only through exact matches
 of one-word segments ("(Applaus)", "Danke."), while people put Facebook-AI clearly first. A copied short

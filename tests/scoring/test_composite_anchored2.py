@@ -1,4 +1,4 @@
-"""The ``anchored-2`` composite (docs/decisions.md §55): word order, near misses, critical errors, old rules kept."""
+"""The ``anchored-2`` composite (docs/decisions.md §67): word order, near misses, critical errors, old rules kept."""
 
 from __future__ import annotations
 

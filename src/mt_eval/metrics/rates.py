@@ -61,7 +61,7 @@ def normalize_text(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
-# Exact and equivalent match weigh each entry by its reference's words (docs/decisions.md §55): one word
+# Exact and equivalent match weigh each entry by its reference's words (docs/decisions.md §67): one word
 # "(Applaus)" counts once, a 20-word sentence twenty times, so a corpus rate (and a significant difference)
 # is no longer decided by who copies the short formulaic segments. Cards without this signature were
 # scored one entry, one vote and are rescored that way.

@@ -38,7 +38,7 @@ DEFAULT_RULE = ANCHORED_2
 HUMAN_CHRF = 52.0
 
 
-# --- anchored-2 (docs/decisions.md §55) ---------------------------------------------------------------
+# --- anchored-2 (docs/decisions.md §67) ---------------------------------------------------------------
 # BLEU / chrF++ of a second human translation against the reference (TED zh→en ref-B vs ref-A: 26.7 / 51.9
 # = 0.51). BLEU counts word n-grams in order and chrF++ mostly characters, so their ratio falls for scrambled
 # words (permuted NTREX references: 5.0 / 62.2 = 0.08) and stays for typos (90.1 / 95.7 = 0.94).

@@ -83,14 +83,14 @@ def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = Non
     for count_key, (metric_id, column) in COUNT_KEYS.items():
         if metric_id in table.stats:
             stats = table.stats[metric_id] if rows is None else table.stats[metric_id][rows]
-            # match counts are entries with a match: the numerator is weighted by reference words (§55)
+            # match counts are entries with a match: the numerator is weighted by reference words (§67)
             counted = stats[:, column] > 0 if count_key in MATCH_COUNTS else stats[:, column]
             block[count_key] = int(counted.sum())
         else:
             block[count_key] = None
     score = composite(values, profile, rule)
     block["composite"] = float(score) if score is not None else None
-    # anchored-2: a tier above functional needs the critical-error rate under its threshold (§55)
+    # anchored-2: a tier above functional needs the critical-error rate under its threshold (§67)
     block["quality_tier"] = quality_tier(block["composite"], values.get(CRITICAL) if rule == ANCHORED_2 else None)
     return block
 
