@@ -157,3 +157,16 @@ def test_score_comet_model_auto_from_the_command_line(models_dir: Path, tmp_path
         assert done.exit_code == 0, done.output
         block = json.loads(out.read_text(encoding="utf-8"))["comet"]
         assert block["registered_model"] == model and block["validated_for_target"] is (target == "yor")
+
+
+def test_verify_with_auto_chooses_for_the_cards_target(models_dir: Path, tmp_path: Path) -> None:
+    from mt_eval.api import score
+    from mt_eval.runcard.verify import verify_card
+
+    out = tmp_path / "yo.json"
+    card = score(OUT[:2], REF[:2], sources=SRC[:2], lang="en-yo", out=out,
+                 opt_in=[CometScore(CometConfig.parse("auto"))]).card
+    assert verify_card(card, out, comet=CometConfig.parse("auto")) == []
+    # the general model given for an AfriCOMET card is another checkpoint: refused, naming the card's model
+    problems = verify_card(card, out, comet=CometConfig.parse("wmt22-comet-da"))
+    assert len(problems) == 1 and "africomet-stl" in problems[0]

@@ -89,6 +89,8 @@ def require_comet(card: Mapping[str, Any], given: CometConfig | None) -> CometCo
     if given is None:
         raise UserError(f"the card scored comet_score with the COMET model {name!r} (checkpoint sha256 {want[:12]}…): "
                         "give that checkpoint with --comet-model PATH to recompute it")
+    if given.auto:  # ``auto`` chooses for the card's own target language, as the run did
+        given = CometConfig.parse("auto", given.batch_size, target=str(card["dataset"]["target_language"]))
     if given.sha256 != want:
         raise UserError(f"--comet-model: the checkpoint given hashes to {given.sha256[:12]}…, the card was scored with "
                         f"{name!r} hashing to {want[:12]}…: give that checkpoint")
