@@ -62,12 +62,17 @@ demo: deps-demo
 	$(VENV)/bin/mt-eval show runs/demo/run_card.json
 	$(VENV)/bin/mt-eval report runs/demo/run_card.json --out runs/demo/report.html --force
 
-# the suite a developer runs; CI runs test-slow after it (.ci/run)
+# the suite a developer runs; CI runs test-slow after it (.ci/run). Two pytest-xdist workers, each taking whole
+# modules (tests/conftest.py's scheduler; TEST_WORKERS=0 runs in one process). Bytecode is cached even where
+# PYTHONDONTWRITEBYTECODE is set: without the cache every worker rewrites every test module's asserts again and
+# every `mt-eval` subprocess compiles the package again (decisions §71).
+TEST_WORKERS ?= 2
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS)
 test: deps
-	$(VENV)/bin/python -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 test-slow: deps
-	$(VENV)/bin/python -m pytest -q -m slow
+	$(PYTEST) -m slow
 
 lint: deps
 	$(VENV)/bin/ruff check src tests benchmarks

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +23,39 @@ os.environ.setdefault(CACHE_ENV, str(Path(__file__).resolve().parents[1] / ".mt-
 def ntrex_dir() -> Path:
     """The NTREX-128 folder; the data ships with the repository, so it is never skipped."""
     return NTREX
+
+
+# ``make test`` runs two pytest-xdist workers. The scheduler below hands out whole modules, so a module's
+# fixtures are built once, on the worker that runs the module (xdist's ``--dist load`` splits a module and builds
+# its module-scoped fixtures on both). A folder sharing something machine-wide is one unit, run on one worker:
+# every sandbox runs as uid 65534 and RLIMIT_NPROC counts all of that uid's processes on the machine, so a
+# hostile bundle at its process limit in one worker would make another worker's sandbox fail. (xdist's own
+# ``--dist loadgroup`` marks do nothing under pytest 9.2: it renames ``item._nodeid``, which pytest no longer
+# reads.)
+ONE_WORKER_FOLDERS = {"sovereign"}
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit a worker runs whole: ``tests/<folder>`` for a folder above, else the test's module."""
+    module = nodeid.split("::", 1)[0]
+    parts = module.split("/")
+    if len(parts) > 2 and parts[0] == "tests" and parts[1] in ONE_WORKER_FOLDERS:
+        return "/".join(parts[:2])
+    return module
+
+
+if importlib.util.find_spec("xdist") is not None:  # the hook exists only where pytest-xdist is installed
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        """xdist's scope scheduling (largest unit first, then as workers free up) over :func:`work_unit`."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> ModuleScheduling:
+        return ModuleScheduling(config, log)
 
 
 def read_lines(path: Path, n: int | None = None) -> list[str]:

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from mt_eval.cli import app
 from pgserver import create_database, postgres_server
+from xdist_shared import built_once
 
 CORPUS = Path(__file__).resolve().parents[1] / "examples" / "ntrex128-eng-spa.json"
 
@@ -57,10 +58,13 @@ def score(tmp: Path, kind: str, *extra: str, name: str | None = None) -> Path:
 def cards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """near, near2 (not separable from near), truncated, half, and ``profile_b`` (near scored
     with ``--skip-analyser``: profile B, so never ranked with the others)."""
-    tmp = tmp_path_factory.mktemp("store-cards")
-    made = {kind: score(tmp, kind) for kind in ("near", "near2", "truncated", "half")}
-    made["profile_b"] = score(tmp, "near", "--skip-analyser", name="profile_b")
-    return made
+
+    def build(tmp: Path) -> dict[str, Path]:
+        made = {kind: score(tmp, kind) for kind in ("near", "near2", "truncated", "half")}
+        made["profile_b"] = score(tmp, "near", "--skip-analyser", name="profile_b")
+        return made
+
+    return built_once(tmp_path_factory, "store-cards", build)  # once per run, not per xdist worker
 
 
 @pytest.fixture(scope="session")

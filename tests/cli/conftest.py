@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
+from xdist_shared import built_once
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"
 ESCAPES = "\x1b]8;;http://evil\x07click\x1b]8;;\x07 \x1b[2J\x1b[31mred"
@@ -38,18 +39,21 @@ def _predictions(kind: str) -> list[dict[str, object]]:
 @pytest.fixture(scope="session")
 def corpus_cards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """``truncated``, ``near`` (scored with ``--system near-ref``) and ``evil`` cards, and ``dir``."""
-    tmp = tmp_path_factory.mktemp("cards")
-    runner = CliRunner()
-    paths: dict[str, Path] = {"dir": tmp}
-    for kind in ("truncated", "near", "evil"):
-        hyp = tmp / f"{kind}.jsonl"
-        hyp.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in _predictions(kind)),
-                       encoding="utf-8")
-        card = tmp / f"{kind}.json"
-        extra = ["--system", "near-ref"] if kind == "near" else []
-        result = runner.invoke(app, ["score", "-c", str(CORPUS), "-p", str(hyp), "--bootstrap", "100",
-                                     "--runs-dir", str(tmp / "runs"), "-o", str(card), *extra])
-        assert result.exit_code == 0, result.output
-        paths[kind] = card
-    return paths
+
+    def build(tmp: Path) -> dict[str, Path]:
+        runner = CliRunner()
+        paths: dict[str, Path] = {"dir": tmp}
+        for kind in ("truncated", "near", "evil"):
+            hyp = tmp / f"{kind}.jsonl"
+            hyp.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in _predictions(kind)),
+                           encoding="utf-8")
+            card = tmp / f"{kind}.json"
+            extra = ["--system", "near-ref"] if kind == "near" else []
+            result = runner.invoke(app, ["score", "-c", str(CORPUS), "-p", str(hyp), "--bootstrap", "100",
+                                         "--runs-dir", str(tmp / "runs"), "-o", str(card), *extra])
+            assert result.exit_code == 0, result.output
+            paths[kind] = card
+        return paths
+
+    return built_once(tmp_path_factory, "cli-cards", build)  # once per run, not per xdist worker
 

@@ -12,15 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from store_fixtures import register_corpus, score
+from store_fixtures import register_corpus
 
 
 @pytest.fixture(scope="session")
-def review_cards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def review_cards(cards: dict[str, Path]) -> dict[str, Path]:
     """Two real cards on the 200-entry eng→spa corpus: ``near`` (the reference, one word dropped in
-    every fifth line) and ``half`` (the first half of each reference)."""
-    tmp = tmp_path_factory.mktemp("review-cards")
-    return {kind: score(tmp, kind) for kind in ("near", "half")}
+    every fifth line) and ``half`` (the first half of each reference): the store tests' cards, scored once."""
+    return {kind: cards[kind] for kind in ("near", "half")}
 
 
 @pytest.fixture(scope="session")
