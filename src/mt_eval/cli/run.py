@@ -268,7 +268,9 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
 
 
 def run(
-    method: Annotated[str | None, opt("llm, coached, pipeline:validate-retry, apertium:PAIR or predictions:PATH "
+    method: Annotated[str | None, opt("llm, coached, pipeline:validate-retry, apertium:PAIR, predictions:PATH, "
+                                      "nmt:DIR (a local NLLB/OPUS-MT checkpoint), lexicon:FILE (word by word), "
+                                      "deepl (key in DEEPL_AUTH_KEY) or google (key in GOOGLE_TRANSLATE_API_KEY) "
                                       "(no short form: -m means --metrics everywhere).", "--method")] = None,
     corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
     source_lang: SrcLangOpt = None, target_lang: TgtLangOpt = None, lang_pair: LangPairOpt = None,
@@ -317,6 +319,10 @@ def run(
       mt-eval run --source-file src.en --reference-file ref.es -l en-es --method apertium:eng-spa
 
       mt-eval run -c examples/ntrex128-eng-spa.json --method apertium:eng-spa --no-semantic
+
+      mt-eval run -c corpus.json --method nmt:models/nllb-200-distilled-600M
+
+      DEEPL_AUTH_KEY=... mt-eval run -c corpus.json --method deepl
     """
     source_lang, target_lang = language_pair(lang_pair, source_lang, target_lang)
     if method is None:
