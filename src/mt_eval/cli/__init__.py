@@ -33,6 +33,7 @@ from mt_eval.cli import (
     sovereign,
     store,
     sweep,
+    translate,
     vault,
     web,
 )
@@ -84,6 +85,8 @@ app.add_typer(keys.keys_app, name="keys")
 app.command("sign")(keys.sign)
 app.add_typer(sweep.sweep_app, name="sweep")
 app.command("serve")(web.serve)
+app.command("translate")(translate.translate)
+app.command("serve-method")(translate.serve_method)
 app.add_typer(review.review_app, name="review")
 app.add_typer(metrics.metrics_app, name="metrics")
 app.add_typer(vault.vault_app, name="vault")
