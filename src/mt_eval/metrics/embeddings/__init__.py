@@ -154,6 +154,11 @@ def build_backend(config: SemanticConfig) -> EmbeddingBackend:
     return backend
 
 
+# Characters of a text that are embedded: 2,048 covers every segment of the bundled NTREX-128 slice and the TED
+# MQM sets whole (the longest is under 1,000), so only padded or runaway outputs are cut.
+EMBED_CHARS = 2048
+
+
 class Embedder:
     """Unit-length embeddings of texts, cached by (backend, model, text hash), computed in batches.
 
@@ -170,6 +175,9 @@ class Embedder:
         self._memo: dict[str, np.ndarray] = {}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        # a sentence's meaning is in its first few hundred words; the engines embed every 512-token window of
+        # a text, so an output padded to 100,000 characters cost as much as ~200 sentences (decisions §73)
+        texts = [t[:EMBED_CHARS] for t in texts]
         missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
         if missing:
             self._fetch(missing)
