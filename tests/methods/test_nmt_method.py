@@ -18,7 +18,7 @@ from mt_eval.errors import MethodError
 from mt_eval.languages.card import language_card
 from mt_eval.methods.base import MethodClass, TranslationRequest
 from mt_eval.methods.nmt import NMTMethod, NMTSettings, nllb_code
-from support.nmt import build_tiny_nllb
+from support.nmt import build_tiny_marian, build_tiny_nllb
 
 SOURCES = ["The cat sleeps on the mat.", "Hello world.", "How are you?", "The mat.", "Hello, cat!"]
 REFERENCES = ["El gato duerme en la alfombra.", "Hola mundo.", "¿Cómo estás?", "La alfombra.", "¡Hola, gato!"]
@@ -87,6 +87,22 @@ def test_another_checkpoint_cannot_claim_the_card(method: NMTMethod, checkpoint:
     retrained = NMTMethod(str(other), language_card("en"), language_card("es")).identity
     assert retrained.name == method.identity.name
     assert retrained.config["weights_sha256"] != method.identity.config["weights_sha256"]
+
+
+def test_a_marian_pair_model_needs_no_language_codes(tmp_path: Path) -> None:
+    """OPUS-MT (Marian) is one pair: no source prefix, no forced target token; the same text as generate()."""
+    from transformers import MarianMTModel, MarianTokenizer
+
+    directory = build_tiny_marian(tmp_path / "opus-mt-en-es")
+    method = NMTMethod(str(directory), language_card("en"), language_card("es"))
+    assert method.identity.config["model_type"] == "marian"
+    assert method.identity.config["source_code"] is None and method.identity.config["target_code"] is None
+    tokenizer, model = MarianTokenizer.from_pretrained(directory), MarianMTModel.from_pretrained(directory)
+    expected = []
+    for source in SOURCES:  # one at a time: no padding in the reference
+        ids = model.generate(**tokenizer([source], return_tensors="pt"), num_beams=2, max_new_tokens=12)
+        expected.append(tokenizer.decode(ids[0], skip_special_tokens=True).strip())
+    assert _translate(method) == expected
 
 
 def test_refusals(checkpoint: Path, tmp_path: Path) -> None:
