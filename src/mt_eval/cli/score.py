@@ -70,6 +70,7 @@ def score(
     system: Annotated[str | None, opt(f"Name of the system on the card (default: {DEFAULT_SYSTEM}); compare, "
                                       "report and the leaderboard label it so.", "--system")] = None,
     method_class: Annotated[str, opt(f"What produced the outputs: {CLASSES} (rbmt: a rule-based engine; "
+                                     "nmt: a local neural model; "
                                      "custom-plugin: anything else).", "--method-class")]
     = MethodClass.CUSTOM_PLUGIN.value,
     corpus: CorpusOpt = None, source_file: SrcFileOpt = None, reference_file: RefFileOpt = None,
@@ -119,9 +120,9 @@ def score(
                                               segment, ids, difficulty, need_source=False)
     method = PredictionsMethod(predictions, full, name=(system or DEFAULT_SYSTEM).strip(), method_class=klass,
                                entries=[e.id for e in dataset.entries], allow_missing=allow_missing)
-    if system is None:  # the card is still written; a reader of compare or the board would see "predictions"
-        err.print(f"[yellow]note:[/yellow] the card names this system '{DEFAULT_SYSTEM}' ({klass.value}); give "
-                  "--system NAME (and --method-class CLASS) to say what produced it", highlight=False, soft_wrap=True)
     _evaluate(full, dataset, method, condition, runs_dir, out_path, selection,
               bootstrap_config(n_boot, alpha, seed),
               scoring={"skip_analyser": skip_analyser, "terminology": path_str(terminology), **sem})
+    if system is None:  # after the card is written, so an error stays one line; compare and the board say "predictions"
+        err.print(f"[yellow]note:[/yellow] the card names this system '{DEFAULT_SYSTEM}' ({klass.value}); give "
+                  "--system NAME (and --method-class CLASS) to say what produced it", highlight=False, soft_wrap=True)
