@@ -146,3 +146,31 @@ def test_dry_run_plan_declares_the_character_cost(monkeypatch: pytest.MonkeyPatc
     chars = sum(len(s) for s in SOURCES)
     assert plan["billed_characters"] == chars and plan["est_cost_usd"] == pytest.approx(chars * 20 / 1e6)
     assert plan["requests"] == 1 and not server.requests
+
+
+def test_python_api_and_a_dry_run_without_a_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mt_eval.evaluate(dataset, "google", llm={"base_url": ...})`` builds through the same registry; a
+    ``--dry-run`` sends nothing and needs no key."""
+    from mt_eval import evaluate
+    from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
+
+    entries = [Entry(id=i, source=s, reference=r) for i, (s, r) in enumerate(zip(SOURCES, REFERENCES, strict=True), 1)]
+    dataset = Dataset(info=DatasetInfo(id="tiny", source_language="en", target_language="es"), entries=entries,
+                      sha256="2" * 64)
+    with FakeMTApi("google") as server:
+        monkeypatch.setenv("GOOGLE_TRANSLATE_API_KEY", server.key)
+        result = evaluate(dataset, "google", llm={"base_url": server.base_url})
+        monkeypatch.delenv("DEEPL_AUTH_KEY", raising=False)
+        src = tmp_path / "src.txt"
+        src.write_text("".join(s + "\n" for s in SOURCES), encoding="utf-8")
+        ref = tmp_path / "ref.txt"
+        ref.write_text("".join(r + "\n" for r in REFERENCES), encoding="utf-8")
+        dry = CliRunner().invoke(app, ["run", "--method", "deepl", "--dry-run", "--source-file", str(src),
+                                       "--reference-file", str(ref), "-l", "en-es", "--runs-dir", str(tmp_path / "r")])
+    assert [e.hypothesis for e in result.entries] == [fake_translation(s, "es") for s in SOURCES]
+    assert result.card["method"]["method_class"] == "api"
+    assert dry.exit_code == 0, dry.output
+    chars = sum(len(s) for s in SOURCES)
+    shown = " ".join(dry.output.split())
+    assert f"estimated {chars:,} billed characters; estimated cost ${chars * 25 / 1e6:.4f}" in shown
+    assert len(server.requests) == 1  # the evaluate call's one request; the dry run sent none

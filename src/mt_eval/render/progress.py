@@ -12,10 +12,12 @@ from mt_eval.engine.runner import EngineStats
 
 def print_plan(plan: dict[str, Any], console: Console) -> None:
     cost = plan.get("est_cost_usd")
+    # an LLM's plan counts tokens; a per-character API's (deepl, google) the characters it bills
+    volume = (f"{plan['est_prompt_tokens']:,} prompt + {plan['est_completion_tokens']:,} completion tokens"
+              if "est_prompt_tokens" in plan else f"{plan['billed_characters']:,} billed characters")
     console.print(
         f"plan: {plan['entries']} entries in {plan['requests']} requests (batch size {plan['batch_size']}, "
-        f"{plan['concurrency']} in flight); estimated {plan['est_prompt_tokens']:,} prompt + "
-        f"{plan['est_completion_tokens']:,} completion tokens; estimated cost "
+        f"{plan['concurrency']} in flight); estimated {volume}; estimated cost "
         + (f"${cost:.4f}" if cost is not None else "unknown (model not in the pricing table)")
         + f" (pricing: {plan['pricing']})" + (f"; {plan['note']}" if plan.get("note") else ""),
         highlight=False, soft_wrap=True)
