@@ -4,8 +4,11 @@ request. Real Apertium eng-spa, a real card from ``mt-eval run``, uvicorn on a r
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -70,7 +73,6 @@ def test_translate_plain_text_with_method_matches_the_card(card: tuple[Path, dic
     assert out.read_text(encoding="utf-8").splitlines() == [t.replace("\n", " ") for t in _card_outputs(sealed)]
     provenance = json.loads((tmp_path / "out.txt.provenance.json").read_text(encoding="utf-8"))
     assert provenance["method_hash"] == card_method_hash(sealed)
-    import hashlib
     assert provenance["input_sha256"] == hashlib.sha256(src.read_bytes()).hexdigest()
 
 
@@ -160,3 +162,26 @@ def test_serve_method_refuses_an_oversized_body_before_reading_it(served: str) -
     answer = httpx.post(f"{served}/translate", content=b'{"segments": ["' + b"y" * 30_000 + b'"]}',
                         headers={"content-type": "application/json"}, timeout=10)
     assert answer.status_code == 413 and "over 20000 bytes" in answer.json()["error"]
+
+
+def test_serve_method_command_with_card_names_the_cards_hashes(card: tuple[Path, dict[str, Any]]) -> None:
+    """The command itself (a real process): --card rebuilds the card's method, -l comes from the card."""
+    path, sealed = card
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mt_eval", "serve-method", "--card", str(path), "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        described: dict[str, Any] = {}
+        for _ in range(300):
+            try:
+                described = httpx.get(f"http://127.0.0.1:{port}/method", timeout=2).json()
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.1)
+        assert described["method_hash"] == card_method_hash(sealed)
+        assert described["run_card_hash"] == sealed["run_card_hash"]
+        assert (described["source_language"], described["target_language"]) == ("en", "es")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
