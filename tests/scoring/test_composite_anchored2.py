@@ -26,7 +26,7 @@ from mt_eval.scoring.composite import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from adversarial import permuted, typos  # noqa: E402
+from adversarial import permuted, typos
 
 # corpus values measured on NTREX eng→spa lines 401–700 (benchmarks/adversarial.py's classes, scored by the pipeline)
 REFERENCES = {"exact_match_rate": 1.0, "chrf_plus_plus": 100.0, "bleu": 100.0, "length_ratio": 1.0,
@@ -118,3 +118,16 @@ def test_order_ratio_on_real_lines() -> None:
         chrf = sacrebleu.corpus_chrf(hyps, [refs], word_order=2).score
         order = word_order({"bleu": bleu, "chrf_plus_plus": chrf})
         assert low <= order <= high, (make.__name__, bleu, chrf)
+
+
+def test_semantic_score_needs_the_words_in_order_too() -> None:
+    """e5 embeddings of permuted words stay close to the reference's, so under anchored-2 semantic_score is
+    scaled by the word-order term (Apertium: semantic 0.707 on NTREX eng→cat lines 401–700)."""
+    permuted_sem = {**PERMUTED, "semantic_score": 0.73}
+    apertium_sem = {**APERTIUM, "semantic_score": 0.707, "critical_error_rate": 0.227}
+    assert composite(permuted_sem, "A") < composite(apertium_sem, "A") - 0.05
+    assert composite({**REFERENCES, "semantic_score": 1.0}, "A") == pytest.approx(1.0, abs=1e-3)
+    o = word_order(PERMUTED)  # = A × O here: chrF++ 62.3 > 52 and length ratio 1
+    expected = (0.25 * 1.0 * o + 0.15 * 0.62304 + 0.15 * 0.73 * o + 0.05 * 0.997 * o + 0.05 * 1.0 * o
+                + 0.05 * 0.62304) / 0.70 * (1 - 0.017)
+    assert composite(permuted_sem, "A") == pytest.approx(expected)

@@ -51,6 +51,7 @@ HUMAN_HALLUCINATION = 0.05  # entry-level rate of NTREX human references (§25: 
 # the failure to write the language that the analyser is there to catch (the source copied: 0.3).
 ACCEPTANCE_SATURATION = 0.85
 MATCHES = frozenset({"exact_match_rate", "equivalent_match_rate"})
+ORDER_BLIND = frozenset({"semantic_score"})  # reference-based, order-insensitive: scaled by word order only
 CRITICAL_TIER_THRESHOLD = 0.10  # a tier above functional needs fewer entries with a critical error
 FUNCTIONAL = 0.50
 CRITICAL = "critical_error_rate"
@@ -184,10 +185,12 @@ def composite(values: Mapping[str, float | np.ndarray | None], profile: str,
     if rule not in RULES:
         raise ValueError(f"unknown composite rule {rule!r} (known: {', '.join(RULES)})")
     scale: float | np.ndarray = 1.0
+    order: float | np.ndarray = 1.0
     if rule == ANCHORED_RULE:
         scale = adequacy(values)
     elif rule == ANCHORED_2:
-        scale = adequacy(values) * word_order(values)
+        order = word_order(values)
+        scale = adequacy(values) * order
     num: float | np.ndarray = 0.0
     den = 0.0
     for metric_id, weight in PROFILES[profile].items():
@@ -197,7 +200,11 @@ def composite(values: Mapping[str, float | np.ndarray | None], profile: str,
         assert value is not None
         norm = credit(metric_id, value, values) if rule == ANCHORED_2 else normalise(metric_id, value)
         term = weight * norm
-        num = num + (term * scale if metric_id in REFERENCE_FREE else term)
+        if metric_id in REFERENCE_FREE:
+            term = term * scale
+        elif metric_id in ORDER_BLIND:  # sentence embeddings barely see word order: permuted words keep them
+            term = term * order
+        num = num + term
         den += weight
     if den == 0:
         return None
