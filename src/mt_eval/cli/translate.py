@@ -17,6 +17,7 @@ import typer
 from mt_eval.cli.common import DEFAULT_CACHE_PATH, LLM, IdsOpt, LangPairOpt, err, language_pair, opt, path_str
 from mt_eval.errors import UserError
 from mt_eval.methods.base import Method
+from mt_eval.methods.pipeline import DEFAULT_FST_RETRIES
 
 CORPUS_SUFFIXES = (".json", ".jsonl", ".tsv")  # anything else that exists is plain text, one segment a line
 
@@ -33,15 +34,25 @@ CoachingOpt = Annotated[Path | None, opt("Coaching data FILE (method 'coached').
 BatchOpt = Annotated[int, opt("Entries per request.")]
 ConcurrencyOpt = Annotated[int, opt("Requests in flight at once.")]
 NoCacheOpt = Annotated[bool, opt("Neither read nor write the response cache.", "--no-cache")]
+TemperatureOpt = Annotated[float, opt("Sampling temperature.")]
+MaxTokensOpt = Annotated[int | None, opt("Completion token limit per request.")]
+LlmSeedOpt = Annotated[int | None, opt("Sampling seed sent to the provider.", "--llm-seed")]
+ValidatorOpt = Annotated[str | None, opt("pipeline validator: wordlist:FILE or plugin:module:Factory.")]
+FstRetriesOpt = Annotated[int, opt("pipeline: retries after a validator rejection.")]
 
 
 def _llm_options(model: str | None, base_url: str | None, api_key_env: str | None, system_prompt: Path | None,
-                 coaching: Path | None, batch_size: int, concurrency: int, no_cache: bool) -> dict[str, Any]:
+                 coaching: Path | None, batch_size: int, concurrency: int, no_cache: bool,
+                 sampling: tuple[float, int | None, int | None], validator: str | None,
+                 fst_retries: int) -> dict[str, Any]:
+    """The options ``run`` gives ``build_method``, so the same flags build the same method (and method hash)."""
+    temperature, max_tokens, seed = sampling
     return {"model": model, "provider": LLM.provider, "base_url": base_url, "api_key_env": api_key_env,
-            "temperature": LLM.temperature, "max_tokens": LLM.max_tokens, "seed": LLM.seed,
+            "temperature": temperature, "max_tokens": max_tokens, "seed": seed,
             "system_prompt_file": path_str(system_prompt), "coaching_file": path_str(coaching),
             "batch_size": batch_size, "concurrency": concurrency, "max_retries": LLM.max_retries,
-            "timeout_s": LLM.timeout_s, "cache_path": None if no_cache else str(DEFAULT_CACHE_PATH)}
+            "timeout_s": LLM.timeout_s, "cache_path": None if no_cache else str(DEFAULT_CACHE_PATH),
+            "validator": validator, "fst_retries": fst_retries}
 
 
 def _load_input(file: str, source_lang: str | None, target_lang: str | None, ids: str | None) -> tuple[Any, bool]:
@@ -98,6 +109,8 @@ def translate(
     model: ModelOpt = None, base_url: BaseUrlOpt = LLM.base_url, api_key_env: KeyEnvOpt = LLM.api_key_env,
     system_prompt: PromptOpt = None, coaching: CoachingOpt = None, batch_size: BatchOpt = LLM.batch_size,
     concurrency: ConcurrencyOpt = LLM.concurrency, no_cache: NoCacheOpt = False,
+    temperature: TemperatureOpt = LLM.temperature, max_tokens: MaxTokensOpt = LLM.max_tokens,
+    llm_seed: LlmSeedOpt = LLM.seed, validator: ValidatorOpt = None, fst_retries: FstRetriesOpt = DEFAULT_FST_RETRIES,
 ) -> None:
     """Translate FILE with a method exactly as run would, scoring nothing: one line per input line (JSONL with
     ids for a corpus), and a provenance record naming the method hash, harness version and input sha256.
@@ -112,7 +125,8 @@ def translate(
 
     src, tgt = _card_languages(card, *language_pair(lang_pair, None, None))
     dataset, plain = _load_input(file, src, tgt, ids)
-    llm = _llm_options(model, base_url, api_key_env, system_prompt, coaching, batch_size, concurrency, no_cache)
+    llm = _llm_options(model, base_url, api_key_env, system_prompt, coaching, batch_size, concurrency, no_cache,
+                       (temperature, max_tokens, llm_seed), validator, fst_retries)
     built, card_hash = _method(method, card, dataset, llm)
     sha = file_sha256(Path(file)) if Path(file).is_file() else dataset.sha256
     done = translate_dataset(built, dataset, input_sha256=sha, card_hash=card_hash)
@@ -145,6 +159,8 @@ def serve_method(
     model: ModelOpt = None, base_url: BaseUrlOpt = LLM.base_url, api_key_env: KeyEnvOpt = LLM.api_key_env,
     system_prompt: PromptOpt = None, coaching: CoachingOpt = None, batch_size: BatchOpt = LLM.batch_size,
     concurrency: ConcurrencyOpt = LLM.concurrency, no_cache: NoCacheOpt = False,
+    temperature: TemperatureOpt = LLM.temperature, max_tokens: MaxTokensOpt = LLM.max_tokens,
+    llm_seed: LlmSeedOpt = LLM.seed, validator: ValidatorOpt = None, fst_retries: FstRetriesOpt = DEFAULT_FST_RETRIES,
 ) -> None:
     """Serve a method over HTTP: POST /translate {"segments": [...]} and GET /method, every response naming the
     method card hash.
@@ -160,7 +176,8 @@ def serve_method(
     src, tgt = _card_languages(card, *language_pair(lang_pair, None, None))
     if not src or not tgt:
         raise UserError("give the language pair: -l SRC-TGT (or --card)")
-    llm = _llm_options(model, base_url, api_key_env, system_prompt, coaching, batch_size, concurrency, no_cache)
+    llm = _llm_options(model, base_url, api_key_env, system_prompt, coaching, batch_size, concurrency, no_cache,
+                       (temperature, max_tokens, llm_seed), validator, fst_retries)
     built, card_hash = _method(method, card, dataset_from_segments([], src, tgt), llm)
     app = create_method_app(built, source_lang=src, target_lang=tgt, card_hash=card_hash,
                             limits=Limits(max_body_bytes=max_body_bytes, max_segments=max_segments))
