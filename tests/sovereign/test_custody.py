@@ -18,7 +18,7 @@ import pytest
 import vault_fixtures
 from pyrage import x25519
 from typer.testing import CliRunner
-from vault_fixtures import SECRET_SEGMENTS, copy_vault, files_under
+from vault_fixtures import SECRET_SEGMENTS, copy_vault, files_under, give_consent
 
 from mt_eval.cli import app
 from mt_eval.errors import UserError
@@ -322,7 +322,8 @@ def test_cli_keygen_shares_seal_and_inspect(sovereign_corpus: Path, tmp_path: Pa
     half = runner.invoke(app, ["vault", "keygen", "--shares", "3", "--out", str(tmp_path / "d")])
     assert half.exit_code == 2 and "--shares and --threshold go together" in half.output
     sealed_cli = runner.invoke(app, ["vault", "seal", str(sovereign_corpus), "--custody",
-                                     str(tmp_path / "c" / "custody.json"), "--out", str(tmp_path / "v")])
+                                     str(tmp_path / "c" / "custody.json"), "--out", str(tmp_path / "v"),
+                                     "--governance", str(give_consent(tmp_path / "gov"))])
     assert sealed_cli.exit_code == 0 and "to 1 recipient(s)" in sealed_cli.output, sealed_cli.output
     shown = runner.invoke(app, ["vault", "inspect", str(tmp_path / "v")])
     assert shown.exit_code == 0 and "custody: any 2 of custodians 1, 2, 3" in shown.stdout

@@ -18,6 +18,7 @@ import pytest
 import vault_fixtures
 from submitter_fixtures import sign_up
 from typer.testing import CliRunner
+from vault_fixtures import give_consent
 
 from mt_eval.cli import app
 from mt_eval.sovereign import custody
@@ -43,7 +44,7 @@ def test_a_gold_run_on_a_quorum_vault_needs_shares_and_fresh_approvals(
     shares_dir, vault_dir = tmp_path / "custody", tmp_path / "vault"
     assert invoke("vault", "keygen", "--shares", "3", "--threshold", "2", "--out", str(shares_dir))[0] == 0
     assert invoke("vault", "seal", str(sovereign_corpus), "--custody", str(shares_dir / "custody.json"),
-                  "--out", str(vault_dir))[0] == 0
+                  "--out", str(vault_dir), "--governance", str(give_consent(tmp_path / "governance")))[0] == 0
     share = {i: str(shares_dir / f"custodian-{i}.share") for i in (1, 2, 3)}
     bundle = make_bundle("glossary-python")
     gov = write_policy(tmp_path / "governance")

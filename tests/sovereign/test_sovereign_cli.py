@@ -18,7 +18,7 @@ import pytest
 import vault_fixtures
 from submitter_fixtures import sign_up
 from typer.testing import CliRunner
-from vault_fixtures import Custodian, secret_strings
+from vault_fixtures import Custodian, give_consent, secret_strings
 
 from mt_eval.cli import app
 from mt_eval.sovereign.governance import Governance
@@ -45,7 +45,7 @@ def bundle(tmp_path: Path) -> Path:
 
 def test_seal_check_preflight_run_and_nothing_secret_reaches_the_submitter(
         tmp_path: Path, sealed: Path, custodians: list[Custodian], sovereign_corpus: Path, bundle: Path) -> None:
-    gov = write_policy(tmp_path / "governance")
+    gov = give_consent(write_policy(tmp_path / "governance"))  # the community consented to gold runs
     sign_up(gov, bundle)  # a registered submitter key signed it: BUNDLE.sig beside it, where the commands look
     key = str(custodians[0].key)
     received: list[str] = []
@@ -107,7 +107,7 @@ def test_seal_check_preflight_run_and_nothing_secret_reaches_the_submitter(
 
 def test_a_bundle_changed_after_preflight_is_refused(tmp_path: Path, sealed: Path, custodians: list[Custodian],
                                                      bundle: Path) -> None:
-    gov = write_policy(tmp_path / "governance")
+    gov = give_consent(write_policy(tmp_path / "governance"))  # the community consented to gold runs
     sign_up(gov, bundle)
     code, _ = _invoke("sovereign", "preflight", str(bundle), "--corpus", str(sealed / "public.json"),
                       "--governance", str(gov), "--out", str(tmp_path / "P.json"), "--logs", str(tmp_path / "l"))
@@ -146,7 +146,7 @@ def test_a_result_carrying_a_secret_n_gram_is_not_released(tmp_path: Path, seale
     shutil.copytree(EXAMPLES / "glossary-python", dest)
     manifest = (dest / "method.toml").read_text().replace('version = "1.0"', f"version = {json.dumps(gold_source)}")
     (dest / "method.toml").write_text(manifest)  # a name that happens to (or tries to) probe a secret text
-    gov = write_policy(tmp_path / "governance")
+    gov = give_consent(write_policy(tmp_path / "governance"))
     sign_up(gov, dest)
     code, _ = _invoke("sovereign", "preflight", str(dest), "--corpus", str(sealed / "public.json"),
                       "--governance", str(gov), "--out", str(tmp_path / "P.json"), "--logs", str(tmp_path / "l"))

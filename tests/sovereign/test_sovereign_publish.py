@@ -18,7 +18,7 @@ import pytest
 import vault_fixtures
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
-from vault_fixtures import Custodian, all_text, secret_strings
+from vault_fixtures import Custodian, all_text, give_consent, secret_strings
 
 from mt_eval.cli import app
 from mt_eval.sovereign.governance import Governance
@@ -41,6 +41,7 @@ def test_two_agreeing_sandboxed_runs_published_without_a_secret_text(
     gov, key, db = tmp_path / "governance", str(custodians[0].key), str(tmp_path / "board.db")
     bundle = shutil.copytree(REPO / "examples" / "bundles" / "glossary-python", tmp_path / "bundle")
     _cli("governance", "policy", "--organisation", ORG, "--governance", gov)
+    give_consent(gov)  # the community's consent record: gold runs need it
     _cli("keys", "new", "-o", tmp_path / "dev.key", "--signer", "dev")  # the submitter's key, registered by governance
     _cli("governance", "submitter", "add", "dev", "--public-key", tmp_path / "dev.pub", "--governance", gov)
     _cli("submission", "sign", bundle, "--key", tmp_path / "dev.key")  # bundle.sig beside it, where preflight looks

@@ -14,7 +14,7 @@ import pyrage
 import pytest
 import vault_fixtures
 from pyrage import x25519
-from vault_fixtures import GOLD, HELD_OUT, Custodian, copy_vault, files_under, secret_strings
+from vault_fixtures import GOLD, HELD_OUT, Custodian, copy_vault, files_under, give_consent, secret_strings
 
 from mt_eval.corpus.loaders import load_corpus
 from mt_eval.errors import UserError
@@ -198,7 +198,8 @@ def test_cli_keygen_seal_inspect_rotate(sovereign_corpus: Path, tmp_path: Path) 
     new = runner.invoke(app, ["vault", "keygen", "--out", str(tmp_path / "b.key")]).stdout.strip().splitlines()[-1]
     out = tmp_path / "v"
     sealed_cli = runner.invoke(app, ["vault", "seal", str(sovereign_corpus), "--segments", "gold_standard,held_out",
-                                     "--recipient", recipient, "--out", str(out)])  # fmt: skip
+                                     "--recipient", recipient, "--out", str(out),
+                                     "--governance", str(give_consent(tmp_path / "gov"))])  # fmt: skip
     assert sealed_cli.exit_code == 0 and "sealed 70 secret entries to 1 recipient(s)" in sealed_cli.output
     shown = runner.invoke(app, ["vault", "inspect", str(out), "--json"])
     info = json.loads(shown.stdout)

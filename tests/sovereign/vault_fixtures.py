@@ -104,3 +104,21 @@ def sealed(tmp_path_factory: pytest.TempPathFactory, sovereign_corpus: Path, cus
     out = tmp_path_factory.mktemp("sealed") / "vault"
     seal(sovereign_corpus, list(SECRET_SEGMENTS), [custodians[0].recipient], out)
     return out
+
+
+DATASET_ID, LANGUAGE = "ntrex128-eng-spa-demo", "es"  # the sovereign corpus's dataset.id and target language
+
+
+def give_consent(governance: Path, dataset: str = DATASET_ID, language: str = LANGUAGE,
+                 segments: tuple[str, ...] = SECRET_SEGMENTS) -> Path:
+    """Record the community's consent for the sovereign corpus in ``governance`` (gold runs need it:
+    ``sovereign/consent.py``); the signed document is a small text file beside it."""
+    from mt_eval.sovereign.consent import add_consent
+    from mt_eval.sovereign.governance import Governance
+
+    governance.mkdir(parents=True, exist_ok=True)
+    document = governance.parent / f"consent-{dataset}-{language}.txt"
+    document.write_text(f"The Example Language Council consents to evaluation on {dataset} ({language}).\n")
+    add_consent(Governance(governance), dataset=dataset, language=language, given_by="Example Language Council",
+                representative="A. Speaker", document=document, given_on="2026-11-01", segments=segments)
+    return governance

@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from mt_eval.cli.common import err, opt, out
+from mt_eval.cli.consent import consent_app
 from mt_eval.cli.store import DbOpt
 
 governance_app = typer.Typer(help="Governance of sovereign evaluations: audit log, consent, budget, publishing.",
@@ -138,6 +139,7 @@ def approve(
 submitter_app = typer.Typer(help="Registered submitter keys: who may submit, and whose budget a run counts "
                                  "against.", no_args_is_help=True)
 governance_app.add_typer(submitter_app, name="submitter")
+governance_app.add_typer(consent_app, name="consent")  # cli/consent.py: community consent records
 
 
 @submitter_app.command("add")

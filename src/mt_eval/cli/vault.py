@@ -74,6 +74,8 @@ def seal(
                                         "sealed to its recipient, opened by its threshold of shares only.",
                                         "--custody")] = None,
     segments: Annotated[str, opt("Segments to keep secret, comma-separated.", "--segments")] = "gold_standard,held_out",
+    governance: Annotated[Path, opt("The governance folder holding the community's consent record for this "
+                                    "dataset (governance consent add).", "--governance")] = Path("governance"),
 ) -> None:
     """Seal the secret segments of a corpus: DIR/public.json (the rest, in clear) and DIR/secret.age.
 
@@ -81,17 +83,19 @@ def seal(
     --recipient (each custodian alone opens it), or with --custody to a quorum's split identity (M of
     N shares open it, and gold runs need M custodians' approvals); DIR/vault.json records both files'
     sha256, counts, recipients and the custody record. The original corpus is no longer needed on the
-    evaluation machine.
+    evaluation machine. Refused unless the governance folder holds the language community's consent
+    record in force for the dataset, covering these segments (governance consent add).
 
     Example: mt-eval vault seal corpus.json --segments gold_standard,held_out --custody custody/custody.json --out vault
     """
+    from mt_eval.sovereign.consent import seal_with_consent
     from mt_eval.sovereign.custody import read_record
-    from mt_eval.sovereign.vault import seal as seal_corpus
+    from mt_eval.sovereign.governance import Governance
 
     record = read_record(custody) if custody is not None else None
     recipients = recipient or ([record.recipient] if record is not None else [])  # seal refuses none
-    chosen = [s.strip() for s in segments.split(",") if s.strip()]
-    sealed = seal_corpus(corpus, chosen, recipients, out_dir, record.as_json() if record is not None else None)
+    sealed = seal_with_consent(Governance(governance), corpus, segments.split(","), recipients, out_dir,
+                               record.as_json() if record is not None else None)
     secret, public = sealed.manifest["secret"], sealed.manifest["public"]
     out.print(f"sealed {secret['entries']} secret entries to {len(sealed.recipients)} recipient(s) in "
               f"{escape(str(out_dir / secret['file']))}; {public['entries']} public entries in "

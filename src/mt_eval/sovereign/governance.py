@@ -20,8 +20,9 @@ Event kinds: ``run`` (a gold run: counted against its submitter key's budget whe
 secret, whatever its status), ``submitter_add`` / ``submitter_revoke`` (``submitters.py``), ``preflight``,
 ``publish``, ``revoke``, ``reinstate``, ``policy``, ``approve`` (a custodian of a quorum vault approves
 one gold run of a bundle on a segment: ``custody.py``; the next ``run`` of that bundle and segment
-consumes it) and ``revoke_custodian`` (a custodian removed, the vault
-re-sealed to a new split).
+consumes it), ``revoke_custodian`` (a custodian removed, the vault
+re-sealed to a new split) and ``consent`` / ``consent_revoke`` / ``consent_reinstate`` (community consent
+records: ``consent.py``).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ DEFAULT_DIR = Path("governance")
 LOG, HEAD, POLICY, LOCK = "audit.jsonl", "audit.head", "policy.toml", ".audit.lock"
 GENESIS = "0" * 64
 KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy", "approve", "revoke_custodian",
-         "submitter_add", "submitter_revoke")
+         "submitter_add", "submitter_revoke", "consent", "consent_revoke", "consent_reinstate")
 SECRET_MARKERS = ("AGE-SECRET-KEY-", "PRIVATE KEY")  # an identity or a signing key never enters the log
 
 

@@ -32,6 +32,7 @@ from mt_eval.errors import UserError
 from mt_eval.methods.base import MethodIdentity, Translation
 from mt_eval.sovereign.broker import Broker, BrokerConfig, gateway_models, policy_egress
 from mt_eval.sovereign.bundle import Bundle
+from mt_eval.sovereign.consent import check_not_withdrawn, require_consent
 from mt_eval.sovereign.custody import Share, gold_run_key
 from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.protocol import ProtocolError, parse_reply, request_line
@@ -299,6 +300,7 @@ def preflight(bundle: Bundle, dataset: Dataset, governance_dir: Path, policy: Sa
     if not public:
         raise UserError("the corpus has no development entries to preflight on", file=dataset.path or None)
     gov = Governance(governance_dir)
+    check_not_withdrawn(gov, dataset.info)  # a community that withdrew consent is not evaluated at all
     submitter = verify_submission(gov, bundle, signature)
     egress = policy_egress(egress, gov.policy())  # the policy's models, never the caller's or the bundle's
     evaluation = _evaluate(bundle, dataset.model_copy(update={"entries": public}), policy, egress,
@@ -331,6 +333,7 @@ def run(bundle: Bundle, vault_dir: Path, identity: Path | Sequence[Share], segme
     gov.check_allowed(bundle.sha256, bundle.manifest.name, submitter.key, submitter.name)
     key, custody = gold_run_key(vault_dir, identity, gov, bundle.sha256, segment)
     dataset = open_segment(vault_dir, key, segment)
+    require_consent(gov, dataset.info, [segment], doing="run on")  # before the method sees one entry
     release = release_schema(gov.policy().public_breakdowns)  # what may leave: docs/decisions.md §44
     evaluation = _evaluate(bundle, dataset, policy, egress, segment, False, gov.policy().organisation, release)
     secrets = SecretIndex([t for e in dataset.entries for t in (e.source, e.reference, *e.references)])
