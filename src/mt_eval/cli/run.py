@@ -8,6 +8,7 @@ stderr before any work, not only recorded on the card.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -201,7 +202,8 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
               out_path: Path | None, selection: dict[str, Any], bootstrap: BootstrapConfig,
               llm: dict[str, Any] | None = None, resume: Path | None = None, invocation: dict[str, Any] | None = None,
               dry_run: bool = False, budget: float | None = None, yes: bool = False,
-              scoring: dict[str, Any] | None = None, failed_exit: int = 0, force: bool = True) -> None:
+              scoring: dict[str, Any] | None = None, failed_exit: int = 0, force: bool = True,
+              development_data: str | None = None) -> None:
     """Build the method, hand the run to ``api.run`` and render what it reports; ``failed_exit``: the exit code
     when entries failed (run: 3); ``force`` False: an existing ``out_path`` is refused before any work."""
     from contextlib import ExitStack
@@ -220,6 +222,9 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
 
     method = (build_method(method_spec, dataset=full, llm_options={**(llm or {}), "require_key": not dry_run})
               if isinstance(method_spec, str) else method_spec)  # a dry run sends nothing: no key needed
+    if development_data is not None:  # part of the method's configuration: config_sha256 and the seal cover it
+        method.identity = replace(method.identity, config={**method.identity.config,
+                                                           "development_data": development_data})
     warn_language_cards(dataset)
 
     def on_plan(plan: dict[str, Any] | None) -> None:
@@ -267,6 +272,18 @@ def _evaluate(full: Any, dataset: Any, method_spec: str | Method, condition: str
             raise typer.Exit(failed_exit)
 
 
+def declaration(value: str | None) -> str | None:
+    """``--dev-data-declaration``: a FILE's text when the value names one, else the text itself."""
+    if value is None:
+        return None
+    path = Path(value)
+    text = path.read_text(encoding="utf-8").strip() if path.is_file() else value.strip()
+    if not text:
+        raise UserError("--dev-data-declaration is empty: say which data the method saw, or leave it out",
+                        field="--dev-data-declaration")
+    return text
+
+
 def run(
     method: Annotated[str | None, opt("llm, coached, pipeline:validate-retry, apertium:PAIR, predictions:PATH, "
                                       "nmt:DIR (a local NLLB/OPUS-MT checkpoint), lexicon:FILE (word by word), "
@@ -307,6 +324,10 @@ def run(
     no_semantic: NoSemanticOpt = False,
     profile: ProfileOpt = None, judge: JudgeOpt = None, judge_cache: JudgeCacheOpt = DEFAULT_CACHE_PATH,
     comet_model: CometModelOpt = None, force: ForceOpt = False, spbleu: SpBleuOpt = None,
+    dev_data: Annotated[str | None, opt(
+        "Which data the method saw for prompting, few-shot examples or tuning (Benchmark Spec §9.2.2): TEXT, or "
+        "a FILE holding it; on the card as method_config.development_data (default: none declared).",
+        "--dev-data-declaration")] = None,
 ) -> None:
     """Run a translation METHOD over a corpus and write a sealed run card.
 
@@ -351,5 +372,5 @@ def run(
                                               ids, difficulty)
     _evaluate(full, dataset, method, condition, runs_dir, out_path, selection, bootstrap_config(n_boot, alpha, seed),
               llm=llm, resume=resume, invocation=inv, dry_run=dry_run, budget=budget_usd, yes=yes,
-              scoring=inv["scoring"], failed_exit=3, force=force)
+              scoring=inv["scoring"], failed_exit=3, force=force, development_data=declaration(dev_data))
 

@@ -178,6 +178,9 @@ def print_card(card: dict[str, Any], console: Console, *, worst: int = 5, proble
     fp = str(as_dict(card.get("fingerprint")).get("hash", ""))
     console.print(f"run {_t(card.get('run_id'))}  fingerprint {_t(fp[:16])}…  hash "
                   f"{_t(str(card.get('run_card_hash', ''))[:16])}…", highlight=False)  # fmt: skip
+    declared = as_dict(card.get("method_config")).get("development_data")  # Benchmark Spec §9.2.2
+    console.print(f"development data: {_t(str(declared) if declared else 'not on this card (made before §9.2.2)')}",
+                  highlight=False, soft_wrap=True)
     if "scores" in ok:
         console.print(_scores_table(card, metrics))
         for metric_id, info in card["metrics"].items():

@@ -18,7 +18,7 @@ from mt_eval.metrics.opt_in import OptInMetric, card_blocks
 from mt_eval.metrics.structural import fst_details_many
 from mt_eval.runcard import environment, statistics
 from mt_eval.runcard.judges import fingerprint_judges, require_judges
-from mt_eval.runcard.model import RunCard
+from mt_eval.runcard.model import NONE_DECLARED, RunCard
 from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_hash, seal, sha256_text
 from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
 from mt_eval.scoring.calibrated import CalibratedProfile, register
@@ -272,6 +272,7 @@ def build_card(
             "coachingPrompt": identity.coaching,  # the coaching text the prompt carried (None: no coaching)
             "promptContext": cfg.get("prompt_context"),
             "qualityTier": scores["quality_tier"],  # this run's §5 tier
+            "development_data": cfg.get("development_data") or NONE_DECLARED,  # §9.2.2, from the method's config
         },
         "dataset": {
             "id": dataset.info.id,

@@ -32,6 +32,9 @@ class Config(_Open):
     fst_retries: int | None = None
 
 
+NONE_DECLARED = "none declared"  # method_config.development_data when a run declared no development data
+
+
 class MethodConfig(_Open):
     """The canonical 8-field MethodConfig (camelCase, as the Run Card Spec prints it)."""
 
@@ -43,6 +46,9 @@ class MethodConfig(_Open):
     coachingPrompt: str | None = None
     promptContext: str | None = None
     qualityTier: str | None = None
+    # which data the method saw for prompting, few-shot examples or tuning (Benchmark Spec §9.2.2: allowed
+    # but declared); builder writes "none declared" when nothing was; cards before it lack the field
+    development_data: str | None = None
 
 
 class MethodInfo(_Open):
