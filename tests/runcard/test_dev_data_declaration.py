@@ -67,3 +67,25 @@ def test_an_empty_declaration_is_refused(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", "-c", str(EXAMPLE), "--ids", "1-3", "--method", "apertium:eng-spa",
                                  "--dev-data-declaration", "  ", "-o", str(tmp_path / "c.json")])
     assert result.exit_code == 2 and "--dev-data-declaration is empty" in result.output
+
+
+def test_a_sovereign_bundle_declares_it_in_method_toml(tmp_path: Path) -> None:
+    import shutil
+
+    from mt_eval.methods.base import Translation
+    from mt_eval.sovereign.bundle import load_bundle
+    from mt_eval.sovereign.runner import SandboxReport, score
+    from support.sovereign import EXAMPLES, TINY, small_dataset
+
+    dest = shutil.copytree(EXAMPLES / "glossary-python", tmp_path / "b", ignore=shutil.ignore_patterns("__pycache__"))
+    dataset = small_dataset(3)
+    translations = [Translation(e.id, e.reference) for e in dataset.entries]
+    plain = score(dataset, load_bundle(dest), translations, SandboxReport(), TINY, "test")
+    assert plain["method_config"]["development_data"] == NONE_DECLARED
+    manifest = dest / "method.toml"
+    manifest.write_text(manifest.read_text().replace('readme = "README.md"\n', 'readme = "README.md"\n'
+                                                     'development_data = "30 development entries, few-shot"\n'))
+    bundle = load_bundle(dest)  # the declaration is in method.toml: the bundle's sha256 pins it too
+    card = score(dataset, bundle, translations, SandboxReport(), TINY, "test")
+    assert card["method_config"]["development_data"] == "30 development entries, few-shot"
+    assert card["method"]["config"]["bundle_sha256"] == bundle.sha256 != plain["method"]["config"]["bundle_sha256"]

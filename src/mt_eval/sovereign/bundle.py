@@ -11,6 +11,7 @@
     coaching_data = ["coaching/examples.jsonl"]
     egress = "none"                       # or "gateway": LLM calls through the harness's broker
     models = []                           # the LLM models the method may call (gateway only)
+    development_data = "…"                # optional: the data it saw for few-shot/tuning (Spec §9.2.2)
 
     [entry]
     command = ["python3", "translate.py"] # JSON lines on stdin/stdout, run in the bundle directory
@@ -99,6 +100,7 @@ class Manifest(BaseModel):
     coaching_data: list[str] = Field(default_factory=list)
     egress: Literal["none", "gateway"] = "none"
     models: list[str] = Field(default_factory=list)
+    development_data: str | None = Field(default=None, min_length=1)  # on the card: method_config
     entry: EntryPoint
     dependencies: Dependencies | None = None
 

@@ -237,7 +237,8 @@ def identity_for(bundle: Bundle, policy: SandboxPolicy, egress_mode: str) -> Met
     return MethodIdentity(name=m.name, method_class=m.method_class, version=m.version,
                           model_slug=", ".join(m.models) or m.name, provider="sovereign-sandbox",
                           config={"bundle_sha256": bundle.sha256, "egress": egress_mode,
-                                  "sandbox": policy.as_card(), "terms_version": m.terms_version})
+                                  "sandbox": policy.as_card(), "terms_version": m.terms_version,
+                                  **({"development_data": m.development_data} if m.development_data else {})})
 
 
 def score(dataset: Dataset, bundle: Bundle, translations: list[Translation], report: SandboxReport,
