@@ -54,10 +54,11 @@ def test_the_default_is_the_new_rule_and_the_old_ones_stay_computable() -> None:
 
 def test_worked_example() -> None:
     """Apertium-like values, worked by hand: A = 45.3/52 × exp(1 − 1/0.94); order = min(1, 21.0/45.3/0.5) = 0.927;
-    FST credit min(1, 0.91/0.85) = 1; hallucination credit min(1, 1/0.95) = 1; exact credit max(0.02, 0.453);
+    FST credit min(1, 0.91/0.85) = 1; hallucination credit min(1, 1/0.95) = 1; exact credit max(0.02, 0.453 × order);
     then × (1 − critical rate 0.2)."""
-    a = 45.3 / 52 * np.exp(1 - 1 / 0.94) * (21.0 / 45.3 / HUMAN_ORDER)
-    expected = (0.25 * 1.0 * a + 0.15 * 0.453 + 0.05 * 0.99 * a + 0.05 * 1.0 * a + 0.05 * 0.453) / 0.55 * 0.8
+    o = 21.0 / 45.3 / HUMAN_ORDER
+    a = 45.3 / 52 * np.exp(1 - 1 / 0.94) * o
+    expected = (0.25 * 1.0 * a + 0.15 * 0.453 + 0.05 * 0.99 * a + 0.05 * 1.0 * a + 0.05 * 0.453 * o) / 0.55 * 0.8
     assert composite({**APERTIUM, "critical_error_rate": 0.2}, "A") == pytest.approx(expected)
     assert ACCEPTANCE_SATURATION < 0.91
 
@@ -129,5 +130,5 @@ def test_semantic_score_needs_the_words_in_order_too() -> None:
     assert composite({**REFERENCES, "semantic_score": 1.0}, "A") == pytest.approx(1.0, abs=1e-3)
     o = word_order(PERMUTED)  # = A × O here: chrF++ 62.3 > 52 and length ratio 1
     expected = (0.25 * 1.0 * o + 0.15 * 0.62304 + 0.15 * 0.73 * o + 0.05 * 0.997 * o + 0.05 * 1.0 * o
-                + 0.05 * 0.62304) / 0.70 * (1 - 0.017)
+                + 0.05 * 0.62304 * o) / 0.70 * (1 - 0.017)
     assert composite(permuted_sem, "A") == pytest.approx(expected)

@@ -71,8 +71,8 @@ def word_order(values: Mapping[str, float | np.ndarray | None]) -> float | np.nd
 def credit(metric_id: str, value: float | np.ndarray,
            values: Mapping[str, float | np.ndarray | None]) -> float | np.ndarray:
     """``normalise`` under ``anchored-2``: hallucination and analyser acceptance saturate at the human
-    references' level, and an exact or equivalent match earns at least chrF++/100 (a near miss, one
-    typo in twenty words, is not a full miss; an exact match still earns more than any near one)."""
+    references' level, and an exact or equivalent match earns at least chrF++/100 × word order (a near miss,
+    one typo in twenty words, is not a full miss; an exact match still earns more than any near one)."""
     if metric_id == "hallucination_rate":
         return np.minimum(1.0, (1.0 - value) / (1.0 - HUMAN_HALLUCINATION))
     if metric_id == "fst_acceptance_rate":
@@ -80,7 +80,8 @@ def credit(metric_id: str, value: float | np.ndarray,
     chrf = values.get("chrf_plus_plus")
     if metric_id in MATCHES and _available(chrf):
         assert chrf is not None
-        return np.maximum(value, np.asarray(chrf, dtype=np.float64) / 100.0)
+        # near in characters and in word order: permuted words are no near miss
+        return np.maximum(value, np.asarray(chrf, dtype=np.float64) / 100.0 * word_order(values))
     return normalise(metric_id, value)
 
 
