@@ -15,7 +15,7 @@ from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.rates import MATCH_SIGNATURE
 from mt_eval.scoring.pipeline import score_outputs
-from mt_eval.scoring.scores import group_scores
+from mt_eval.scoring.scores import MetricTable, group_scores
 
 LONG = "Wir haben heute über die Zukunft der Städte gesprochen und darüber, wie wir dort leben wollen."
 ENTRIES = [
@@ -30,7 +30,7 @@ COPIES_SHORT = ["(Applaus)", "Danke.", "Heute sprachen wir über die Zukunft der
 GETS_LONG = ["Beifall.", "Danke schön.", LONG.replace("heute", "heute Abend")]
 
 
-def _table(texts: list[str], recorded: dict[str, str | None] | None = None):  # noqa: ANN202 - a MetricTable
+def _table(texts: list[str], recorded: dict[str, str | None] | None = None) -> MetricTable:
     table, _ = score_outputs(DATASET, [Translation(i + 1, t) for i, t in enumerate(texts)], language_card("de"),
                              language_card("en"), only=["exact_match_rate", "equivalent_match_rate"],
                              recorded=recorded)
