@@ -167,14 +167,21 @@ def _check_against_fresh_score(db: str, tmp_path: Path, folder: Path, old_hash: 
     change = log["metrics"]["hallucination_rate"]
     assert change["old"] == saved["scores"]["hallucination_rate"] and change["old_signature"] is None
     assert change["new_signature"].startswith("hallucination:2")
-    assert set(log["metrics"]) == {"hallucination_rate"}  # sacrebleu's metrics did not move
+    # chrF++ and BLEU did not move; TER moved to the bounded shift search (decisions §63: its signature records
+    # the budget), exact/equivalent match to votes weighted by reference words (§67), and the critical-error checks
+    # are new: nothing else may appear in the log
+    critical = {"critical_error_rate", "number_error_rate", "entity_error_rate", "negation_error_rate",
+                "addition_rate", "omission_rate"}
+    assert set(log["metrics"]) == {"hallucination_rate", "ter", "exact_match_rate", "equivalent_match_rate"} | critical
+    assert "|shifts:" in log["metrics"]["ter"]["new_signature"] and log["metrics"]["ter"]["old_signature"]
+    assert all(log["metrics"][m]["old"] is None for m in critical)
     assert log["scores"]["composite_rule"] == {"old": None, "new": "anchored-2"}
     assert log["harness_version"] == {"old": "2.0.0", "new": saved["harness_version"]}
     hyp = tmp_path / "apertium.jsonl"
     hyp.write_text("".join(json.dumps({"entry_id": r["entry_id"], "predicted": r["predicted"]}) + "\n"
                            for r in saved["results"]), encoding="utf-8")  # fmt: skip
-    scored = cli("score", "-c", str(CORPUS), "--ids", "1-40", "-p", str(hyp), "--bootstrap", "200",
-                 "-o", str(tmp_path / "fresh.json"))
+    scored = cli("score", "-c", str(CORPUS), "--ids", "1-40", "-p", str(hyp), "--bootstrap", "200", "--no-semantic",
+                 "-o", str(tmp_path / "fresh.json"))  # the saved card has no semantic_score: rescore adds none
     assert scored.exit_code == 0, scored.output
     path = folder / f"{new_hash[:16]}.json"
     fresh, written = load_card(tmp_path / "fresh.json"), load_card(path)
