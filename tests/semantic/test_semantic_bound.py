@@ -1,4 +1,4 @@
-"""An output padded to 100,000 characters costs no more to embed than its first EMBED_CHARS (decisions §73).
+"""An output padded to 100,000 characters costs no more to embed than its first EMBED_CHARS (decisions §76).
 
 The bundled engines embed every 512-token window of a text, so a submitter could make semantic_score as
 expensive as a few hundred sentences per entry; the embedder cuts each text first.

@@ -176,7 +176,7 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         # a sentence's meaning is in its first few hundred words; the engines embed every 512-token window of
-        # a text, so an output padded to 100,000 characters cost as much as ~200 sentences (decisions §73)
+        # a text, so an output padded to 100,000 characters cost as much as ~200 sentences (decisions §76)
         texts = [t[:EMBED_CHARS] for t in texts]
         missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
         if missing:
