@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from mt_eval.languages.card import LanguageCard, language_card
-from mt_eval.metrics.base import MetricContext
+from mt_eval.metrics.base import CURRENT, MetricContext
 from mt_eval.metrics.critical_checks import (
     ADD_RATIO,
     FLAGS,
@@ -32,6 +32,7 @@ from mt_eval.metrics.critical_checks import (
     OMIT_RATIO,
     SENTENCE_ADD_RATIO,
     SENTENCE_OMIT_RATIO,
+    TYPO_MIN_CHARS,
     VERSION,
     Findings,
     Pair,
@@ -63,14 +64,20 @@ def _row(found: Findings) -> list[float]:
     return row
 
 
-def critical_statistics(hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
+def typo_tolerant(recorded: str | None) -> bool:
+    """Whether a card's recorded signature (``CURRENT`` when not rescoring) asks for version 2's typo-tolerant
+    matching: a card sealed under version 1 is rescored with exact matching, so it still verifies."""
+    return recorded == CURRENT or (recorded is not None and not recorded.startswith("critical:1|"))
+
+
+def critical_statistics(hypotheses: Sequence[str], ctx: MetricContext, tolerant: bool = True) -> np.ndarray:
     """(n, WIDTH): the parent's statistics, every check of every entry once (memoised on the run's cache:
     the parent and a check's rate scored without it share one pass)."""
     memo = ctx.cache.table(PARENT)
-    key = tuple(hypotheses)
+    key = (tolerant, *hypotheses)
     found = memo.get(key)
     if found is None:
-        pair = Pair(ctx.target, ctx.source, ctx.has_source)
+        pair = Pair(ctx.target, ctx.source, ctx.has_source, tolerant)
         rows = [_row(check_entry(e.source, h, e.reference, pair, ctx.cache.words))
                 for e, h in zip(ctx.entries, hypotheses, strict=True)]
         found = memo[key] = np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), WIDTH)
@@ -83,19 +90,30 @@ def _card_digest(target: LanguageCard) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+def critical_signature(target: LanguageCard, tolerant: bool) -> str:
+    """Pins the definition; version 1 (exact matching) keeps its own signature, as its cards recorded it."""
+    version = f"{VERSION}|typo:dl1>={TYPO_MIN_CHARS}" if tolerant else "1"
+    return (f"critical:{version}|add:{ADD_RATIO}|omit:{OMIT_RATIO}|sent:{SENTENCE_ADD_RATIO}/"
+            f"{SENTENCE_OMIT_RATIO}|apart:{MIN_CHARS_APART}|card:{target.code}:{_card_digest(target)}")
+
+
 class CriticalErrorRate(RatioMetric):
     """Share of entries with any critical-error flag (lower is better)."""
 
     id = PARENT
     higher_is_better = False
     cost = 1.2  # seconds per 10k NTREX lines: 0.3-0.4 of chrF++ (3.6) measured beside it on NTREX eng-spa
+    tolerant = True  # set by ``prepare``: False rescoring a card sealed under version 1
+
+    def prepare(self, ctx: MetricContext) -> None:
+        super().prepare(ctx)
+        self.tolerant = typo_tolerant(ctx.recorded_signature(PARENT))
 
     def signature(self, target: LanguageCard) -> str | None:
-        return (f"critical:{VERSION}|add:{ADD_RATIO}|omit:{OMIT_RATIO}|sent:{SENTENCE_ADD_RATIO}/"
-                f"{SENTENCE_OMIT_RATIO}|apart:{MIN_CHARS_APART}|card:{target.code}:{_card_digest(target)}")
+        return critical_signature(target, self.tolerant)
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
-        return critical_statistics(hypotheses, ctx)
+        return critical_statistics(hypotheses, ctx, self.tolerant)
 
 
 class FlagRate(RatioMetric):
@@ -105,12 +123,17 @@ class FlagRate(RatioMetric):
     higher_is_better = False
     cost = 0.01  # derived: a slice of the parent's statistics
     derives_from = PARENT
+    tolerant = True  # as the parent's
+
+    def prepare(self, ctx: MetricContext) -> None:
+        super().prepare(ctx)
+        self.tolerant = typo_tolerant(ctx.recorded_signature(PARENT))
 
     def signature(self, target: LanguageCard) -> str | None:
-        return CriticalErrorRate().signature(target)
+        return critical_signature(target, self.tolerant)
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
-        return critical_statistics(hypotheses, ctx)[:, _columns(self.check)]
+        return critical_statistics(hypotheses, ctx, self.tolerant)[:, _columns(self.check)]
 
     def derive(self, computed: Mapping[str, np.ndarray], ctx: MetricContext) -> np.ndarray | None:
         return np.array(computed[PARENT][:, _columns(self.check)], copy=True)
@@ -165,7 +188,8 @@ def worst_entries(card: Mapping[str, Any], limit: int = 10,
     dataset = card.get("dataset") or {}
     target = language_card(str(dataset.get("target_language", "und")))
     source = language_card(str(dataset.get("source_language", "und")))
-    pair = Pair(target, source, any(r.get("source") for r in results))
+    recorded = ((card.get("metrics") or {}).get(PARENT) or {}).get("signature")
+    pair = Pair(target, source, any(r.get("source") for r in results), typo_tolerant(recorded))
     rows = []
     for r in flagged:
         output = "" if r.get("error") else str(r.get("predicted") or "")

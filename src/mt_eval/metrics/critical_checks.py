@@ -18,6 +18,12 @@ offending tokens, so a flag can always be shown with its evidence (``show``, ``r
   moving the same way beyond ``SENTENCE_ADD_RATIO`` (``SENTENCE_OMIT_RATIO``); either way at least
   ``MIN_CHARS_APART`` characters apart, so a short segment's few words never count as content.
 
+**Typos** (version 2, decisions §62): a number word, a name or a whole-word negation cue of ``TYPO_MIN_CHARS``+
+characters that the output lacks still counts as kept when the output holds a word at Damerau–Levenshtein
+distance 1 from it that the reference does not carry and that is not itself a number word or cue of the card
+("trse" keeps "tres"; "trece" never does; digits always compare exactly). A card sealed under version 1 is
+rescored without it (``Pair.typo_tolerant``).
+
 What each check cannot catch is listed in the Metric Card (``metrics/cards/critical_error_rate.toml``).
 """
 
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -33,7 +40,8 @@ from typing import Protocol
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import Word, words
 
-VERSION = "1"
+VERSION = "2"  # 2: typo-tolerant number words, names and cues; "1" cards are rescored exactly
+TYPO_MIN_CHARS = 4  # shorter words are too close to each other for one edit to be a typo ("no" / "ni")
 ADD_RATIO = 1.6  # output characters over reference characters: more is added content
 OMIT_RATIO = 0.55  # and less is omitted content
 SENTENCE_ADD_RATIO = 1.2  # an extra sentence counts when the output is also this much longer
@@ -165,6 +173,53 @@ class Pair:
     target: LanguageCard
     source: LanguageCard
     has_source: bool
+    typo_tolerant: bool = True  # False: version 1's exact matching, for cards sealed with it
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Damerau–Levenshtein distance at most 1: one letter changed, added, dropped, or two adjacent swapped."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    if la == lb:
+        diff = [i for i in range(la) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if la < lb else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long[k]), len(short))
+    return short[i:] == long[i + 1:]
+
+
+def _card_word(folded: str, card: LanguageCard) -> bool:
+    """A number word or whole-word negation cue of the card: another word, never a misspelling of one."""
+    table = _number_table(card.number_words)
+    return folded in _folded_words(tuple(table)) or folded in _folded_words(card.negation_cues)
+
+
+@lru_cache(maxsize=64)
+def _folded_words(ws: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(fold(w) for w in ws)
+
+
+class Misspellings:
+    """The output words that may stand for a word the output lacks: not in the reference, not a number word
+    or cue of the card. Each stands for one word at most (``take``)."""
+
+    def __init__(self, out_w: list[Word], ref_w: list[Word], card: LanguageCard) -> None:
+        ref = {fold(w.text) for w in ref_w}
+        self.free = [o for o in (fold(w.text) for w in out_w) if o not in ref and not _card_word(o, card)]
+
+    def take(self, wanted: str) -> bool:
+        """Whether a free output word is one edit from ``wanted`` (folded, ``TYPO_MIN_CHARS``+); it is used up."""
+        if len(wanted) < TYPO_MIN_CHARS:
+            return False
+        for k, o in enumerate(self.free):
+            if one_edit(o, wanted):
+                del self.free[k]
+                return True
+        return False
 
 
 def check_numbers(source: str, output: str, reference: str, pair: Pair,
@@ -180,19 +235,43 @@ def check_numbers(source: str, output: str, reference: str, pair: Pair,
         required = set(digit_numbers(reference))
         known = ref_all
     missing = sorted(required - out_all)
+    if missing and pair.typo_tolerant:  # a misspelt number word keeps its number; digits never get this
+        spare = Misspellings(out_w, ref_w, pair.target)
+        spelt = _spellings(ref_w, pair.target)
+        missing = [n for n in missing if not any(spare.take(w) for w in spelt.get(n, ()))]
     invented = sorted(dict.fromkeys(n for n in out_digits if n not in known))
     return (*(f"-{n}" for n in missing), *(f"+{n}" for n in invented))
 
 
-def check_entities(src_w: list[Word], out_w: list[Word], ref_w: list[Word]) -> tuple[str, ...]:
+def _spellings(ref_w: list[Word], card: LanguageCard) -> dict[str, list[str]]:
+    """Number value -> the reference's single number words for it (folded): what a misspelling may stand for."""
+    out: dict[str, list[str]] = {}
+    for w in ref_w:
+        for value in word_numbers([w], card):
+            out.setdefault(value, []).append(fold(w.text))
+    return out
+
+
+def check_entities(src_w: list[Word], out_w: list[Word], ref_w: list[Word], pair: Pair) -> tuple[str, ...]:
     src_all, ref_all = {fold(w.text) for w in src_w}, {fold(w.text) for w in ref_w}
     required = (_capitalised(src_w) & ref_all) | (_capitalised(ref_w) & src_all)
     folded_output = {fold(w.text) for w in out_w}
-    return tuple(f"-{name}" for name in sorted(required) if not _present(name, folded_output))
+    missing = [name for name in sorted(required) if not _present(name, folded_output)]
+    if missing and pair.typo_tolerant:
+        spare = Misspellings(out_w, ref_w, pair.target)
+        missing = [name for name in missing if not spare.take(name)]
+    return tuple(f"-{name}" for name in missing)
 
 
-def check_negation(out_w: list[Word], ref_w: list[Word], target: LanguageCard) -> tuple[str, ...]:
+def check_negation(out_w: list[Word], ref_w: list[Word], pair: Pair) -> tuple[str, ...]:
+    target = pair.target
     got, want = negation_count(out_w, target), negation_count(ref_w, target)
+    if got < want and pair.typo_tolerant:  # a reference's whole-word cue the output misspelt is still there
+        whole = _folded_words(target.negation_cues)
+        lacking = Counter(fold(w.text) for w in ref_w if fold(w.text) in whole)
+        lacking.subtract(fold(w.text) for w in out_w if fold(w.text) in whole)
+        spare = Misspellings(out_w, ref_w, target)
+        got += sum(spare.take(cue) for cue, k in lacking.items() for _ in range(max(0, k)))
     if got == want:
         return ()
     cues = [w.text for w in out_w if negation_count([w], target)]
@@ -222,9 +301,9 @@ def check_entry(source: str, output: str, reference: str, pair: Pair,
     added, omitted = check_length(source, output, reference, pair)
     return Findings({
         "numbers": check_numbers(source, output, reference, pair, src_w, out_w, ref_w),
-        "entities": (check_entities(src_w, out_w, ref_w)
+        "entities": (check_entities(src_w, out_w, ref_w, pair)
                      if entities_checked(pair.target, pair.source, pair.has_source) else None),
-        "negation": check_negation(out_w, ref_w, pair.target) if negation_checked(pair.target) else None,
+        "negation": check_negation(out_w, ref_w, pair) if negation_checked(pair.target) else None,
         "addition": added,
         "omission": omitted,
     })
