@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from mt_eval.corpus.models import Dataset, Provenance, Register, Segment
+from mt_eval.corpus.variant_class import check_variant_classes
 
 # Benchmark Spec §11.1 (and §2.3) minimum entries per segment; held_out is not required there.
 SEGMENT_MINIMUMS: dict[Segment, int] = {
@@ -62,8 +63,10 @@ def _count(keys: list[K], order: list[K]) -> dict[K, int]:
 
 
 def summarize(dataset: Dataset) -> CorpusSummary:
-    """Count entries by segment, difficulty, provenance and register and check §11.1."""
+    """Count entries by segment, difficulty, provenance and register and check §11.1; an unknown
+    ``variant_class`` is refused (one line): scoring would otherwise apply no rule where the author meant one."""
     entries = dataset.entries
+    check_variant_classes(entries, dataset.path)
     info = dataset.info
     given = [e.model_fields_set for e in entries]
     summary = CorpusSummary(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -18,39 +17,53 @@ from pathlib import Path
 
 import numpy as np
 
+from mt_eval.analyzers.base import Analyser
 from mt_eval.analyzers.registry import analyser_for
+from mt_eval.corpus.variant_class import LEMMA_SYNONYM, parse_variant_class
 from mt_eval.errors import UserError
 from mt_eval.languages import langid
 from mt_eval.languages.card import LanguageCard
 from mt_eval.languages.words import Word, word_scripts
 from mt_eval.metrics.base import CURRENT, Level, MetricBase, MetricContext
-from mt_eval.metrics.rates import RateMetric, RatioMetric, WordWeightedMatch
+from mt_eval.metrics.rates import MATCH_SIGNATURE, RateMetric, RatioMetric, WordWeightedMatch
+from mt_eval.metrics.variant_class import VARIANT_CLASS_SIGNATURE, Verdict, entry_verdict, loose_form
 
 # --- equivalent match -------------------------------------------------------------------------
 
 
-def loose_form(text: str, card: LanguageCard) -> str:
-    """NFC, the card's orthographic variants folded (SRO ā → â), case and punctuation ignored."""
-    text = unicodedata.normalize("NFC", text)
-    for variant, canonical in card.rules.get("variants", ()):
-        text = text.replace(variant, canonical)
-    text = "".join(ch if unicodedata.category(ch)[0] not in "PS" else " " for ch in text.casefold())
-    return " ".join(text.split())
-
-
 class EquivalentMatch(WordWeightedMatch):
-    """Output equals the reference or one of ``variants[]`` after ``loose_form``; null when no entry
-    of the corpus has variants (it would only repeat exact match). Weighted by reference words, as exact match."""
+    """Verdict EXACT or EQUIVALENT under the entry's variant-class rules (``metrics.variant_class``); null when
+    no entry of the corpus has variants or a variant class (it would only repeat exact match). Weighted by
+    reference words, as exact match. A card whose signature predates variant classes (match:2, or none) is
+    rescored with its own rule: ``loose_form`` equal to a reference or a listed variant."""
 
     id = "equivalent_match_rate"
+    classes = True  # set by ``prepare``: this run applies variant-class rules
+    analyser: Analyser | None = None  # for lemma_synonym, only when an entry declares it
+
+    def prepare(self, ctx: MetricContext) -> None:
+        super().prepare(ctx)
+        recorded = ctx.recorded_signature(self.id)
+        self.classes = recorded == CURRENT or (recorded or "").startswith("match:3")
+        wants_lemmas = self.classes and any(
+            LEMMA_SYNONYM in parse_variant_class(e.variant_class, e.id) for e in ctx.entries)
+        self.analyser = analyser_for(ctx.target) if wants_lemmas else None
+
+    def signature(self, target: LanguageCard) -> str | None:
+        if not self.weighted:
+            return None
+        return VARIANT_CLASS_SIGNATURE if self.classes else MATCH_SIGNATURE
 
     def statistics(self, hypotheses: Sequence[str], ctx: MetricContext) -> np.ndarray:
-        if not any(e.variants for e in ctx.entries):
+        if not any(e.variants or (self.classes and e.variant_class) for e in ctx.entries):
             return np.zeros((len(hypotheses), 2))
         return super().statistics(hypotheses, ctx)
 
     def matches(self, hypothesis: str, ctx: MetricContext, index: int) -> bool:
         entry = ctx.entries[index]
+        if self.classes:
+            verdict = entry_verdict(hypothesis, entry, ctx.target, self.analyser)
+            return verdict in (Verdict.EXACT, Verdict.EQUIVALENT)
         accepted = {loose_form(t, ctx.target) for t in (*entry.all_references, *entry.variants)}
         return loose_form(hypothesis, ctx.target) in accepted
 

@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from mt_eval.errors import UserError
+from mt_eval.metrics.variant_class import verdict_counts
 from mt_eval.render.card_data import entry_fst_rate, fst_label, neutral, usage_blocks
 from mt_eval.render.critical import CRITICAL_KEYS, critical_table
 from mt_eval.runcard.io import as_dict
@@ -186,6 +187,8 @@ def print_card(card: dict[str, Any], console: Console, *, worst: int = 5, proble
         for metric_id, info in card["metrics"].items():
             if info.get("signature") and (metrics is None or metric_id in metrics):
                 console.print(f"  [dim]{_t(metric_id)}: {_t(info['signature'])}[/dim]", soft_wrap=True)
+        if counts := verdict_counts(card["results"]):  # per-entry match verdicts (Scoring Spec App. B)
+            console.print("match verdicts: " + "  ".join(f"{k} {n}" for k, n in counts.items()), highlight=False)
     if "breakdowns" in ok:
         for name in ("by_difficulty", "by_provenance", "by_register", "by_segment"):
             if card["scores"].get(name):

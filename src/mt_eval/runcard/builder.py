@@ -16,6 +16,7 @@ from mt_eval.methods.base import MethodIdentity, Translation
 from mt_eval.metrics.behavioral import CodeSwitching
 from mt_eval.metrics.opt_in import OptInMetric, card_blocks
 from mt_eval.metrics.structural import fst_details_many
+from mt_eval.metrics.variant_class import entry_verdicts
 from mt_eval.runcard import environment, statistics
 from mt_eval.runcard.judges import fingerprint_judges, require_judges
 from mt_eval.runcard.model import NONE_DECLARED, RunCard
@@ -125,6 +126,7 @@ def _results(
 ) -> list[dict[str, Any]]:
     per_entry = {m: table.entry_values(m) for m in table.metrics}
     fst = fst_details_many(hyps, target, table.cache)  # the metrics' own words and analyses, reused
+    verdicts = entry_verdicts(hyps, dataset.entries, target)  # EXACT / EQUIVALENT / MISS / NO_OUTPUT (App. B)
     rows = []
     for i, (entry, tr) in enumerate(zip(dataset.entries, translations, strict=True)):
         values = {m: _none(v[i]) for m, v in per_entry.items() if v is not None}
@@ -136,11 +138,13 @@ def _results(
             "reference": entry.reference,
             "predicted": hyps[i],
             "exact_match": bool(values.get("exact_match_rate")),
+            "match_verdict": verdicts[i],
             "entry_chrf": values.get("chrf_plus_plus"),
             "fst_accepted": fst_accepted,
             "fst_analysis": fst_analysis,
             "difficulty": entry.difficulty,
             "variants": list(entry.variants),
+            **({"variant_class": entry.variant_class} if entry.variant_class else {}),  # what verify re-applies
             "morphological_analysis": entry.morphological_analysis,
             "provenance": entry.provenance.value,
             "segment": entry.segment.value,

@@ -103,6 +103,9 @@ class Result(_Open):
     reference: str
     predicted: str
     exact_match: bool
+    match_verdict: str | None = None
+    """EXACT / EQUIVALENT / MISS / NO_OUTPUT (Scoring Spec App. B, ``metrics.variant_class``); absent on cards
+    written before verdicts."""
     entry_chrf: float | None
     fst_accepted: bool | None = None
     fst_analysis: list[str] = Field(default_factory=list)
@@ -116,6 +119,8 @@ class Result(_Open):
     usage: Usage
     error: str | None = None
     variants: list[str] = Field(default_factory=list)
+    variant_class: str | None = None
+    """The entry's variant-class rules (absent when it has none): what equivalent match applied."""
     morphological_analysis: str | None = None
     metrics: dict[str, float | None] = Field(default_factory=dict)
     references: list[str] | None = None
@@ -344,7 +349,8 @@ class RunCard(_Open):
         entries = [Entry(id=r.entry_id, source=r.source, reference=r.reference, difficulty=r.difficulty,
                          provenance=Provenance(r.provenance), segment=Segment(r.segment),
                          register=Register(r.register) if r.register else None, variants=list(r.variants),
-                         morphological_analysis=r.morphological_analysis, references=list(r.references or []))
+                         morphological_analysis=r.morphological_analysis, references=list(r.references or []),
+                         variant_class=r.variant_class)
                    for r in self.results]
         return Dataset(info=info, entries=entries, sha256=ref.sha256)
 

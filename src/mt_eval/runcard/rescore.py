@@ -31,7 +31,7 @@ def dataset_from_card(card: Mapping[str, Any]) -> Dataset:
             id=r["entry_id"], source=r["source"], reference=r["reference"], difficulty=r["difficulty"],
             provenance=r["provenance"], segment=r.get("segment", "development"), register=r.get("register"),
             variants=r.get("variants") or [], morphological_analysis=r.get("morphological_analysis"),
-            references=r.get("references") or [],
+            references=r.get("references") or [], variant_class=r.get("variant_class"),
         )
         for r in card["results"]
     ]

@@ -29,14 +29,15 @@ from mt_eval.metrics.comet import CometConfig
 from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.metrics.opt_in import OptInMetric
 from mt_eval.metrics.structural import fst_details_many
+from mt_eval.metrics.variant_class import entry_verdicts
 from mt_eval.runcard import statistics
 from mt_eval.runcard.builder import entry_composites, entry_ids_sha256, fingerprint_components
 from mt_eval.runcard.judges import card_judges
 from mt_eval.runcard.model import RunCard
-from mt_eval.runcard.rescore import table_from_card, target_card
+from mt_eval.runcard.rescore import dataset_from_card, table_from_card, target_card
 from mt_eval.runcard.seal import card_hash, fingerprint_hash
 from mt_eval.runcard.verify_economics import economics_problems
-from mt_eval.scoring.calibrated import card_profile
+from mt_eval.scoring.calibrated import card_weights
 from mt_eval.scoring.composite import composite_rule
 from mt_eval.scoring.pipeline import quality_scores
 from mt_eval.scoring.scores import BREAKDOWNS, MetricTable
@@ -91,7 +92,7 @@ def _rescore(card: dict[str, Any], judges: Sequence[OptInMetric] = (),
              comet: CometConfig | None = None) -> dict[str, Any]:
     table = table_from_card(card, judges=judges, comet=comet)
     drift = adopt_recorded(card, table)
-    profile = card_profile(card)  # a calibrated profile's block is checked against its hash here
+    profile = card_weights(card)  # a calibrated profile's block is checked against its hash here
     header = card["scores"].get("confidence_intervals") or {}
     config = BootstrapConfig(header.get("n_resamples", 0), header.get("alpha", 0.05), header.get("seed", 12345))
     # a breakdown the card carries is rebuilt even with one group (cards written before those were left out)
@@ -105,6 +106,10 @@ def _rescore(card: dict[str, Any], judges: Sequence[OptInMetric] = (),
          "fst_accepted": fst[i][0], "fst_analysis": fst[i][1]}
         for i, r in enumerate(card["results"])
     ]
+    if any("match_verdict" in r for r in card["results"]):  # cards before verdicts lack the key
+        verdicts = entry_verdicts(hyps, dataset_from_card(card).entries, target_card(card))
+        for row, verdict in zip(rows, verdicts, strict=True):
+            row["match_verdict"] = verdict
     for judge_id in card_judges(card):  # a judge's per-entry values: what calibration and the web lens read
         values = table.entry_values(judge_id)
         for row, value in zip(rows, values if values is not None else [None] * len(rows), strict=True):
