@@ -1,5 +1,5 @@
 """Variant-class rules and EXACT / EQUIVALENT / MISS / NO_OUTPUT verdicts (Scoring Spec §2.1 equivalent_match_rate,
-Appendix B's CrkLinterMetric; issue 22 item 9; docs/decisions.md §76).
+Appendix B's CrkLinterMetric; issue 22 item 9; docs/decisions.md §77).
 
 The CRK entries are Benchmark Spec §2.2's example entry ("I see the dog" → "niwâpamâw atim") and the CRK card's
 SRO words, each given one of App. B's classes (data/crk-variant-classes.json). The saved card beside it was

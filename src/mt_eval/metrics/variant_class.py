@@ -10,7 +10,7 @@ into misses without a word.
 Each output gets one verdict (Appendix B's lint_verdict): EXACT (equal to a reference after the exact-match
 normalisation, NFC and whitespace), EQUIVALENT (equal to a reference or listed variant under the entry's
 rules), MISS, or NO_OUTPUT (nothing produced). ``exact_match_rate`` counts EXACT; ``equivalent_match_rate``
-counts EXACT and EQUIVALENT (docs/decisions.md §76).
+counts EXACT and EQUIVALENT (docs/decisions.md §77).
 
 What each rule accepts, beyond the entry's own ``variants[]`` (always accepted, under every class):
 
