@@ -34,6 +34,7 @@ from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Translation
 from mt_eval.scoring.composite import ANCHORED_RULE, DEFAULT_RULE, SPEC_RULE, composite
 from mt_eval.scoring.pipeline import score_outputs
+from mt_eval.scoring.profiles import PROFILES
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.agreement import kendall_tau_b
 
@@ -81,7 +82,7 @@ def segment_scores(tables: Tables, n: int, profile: str) -> dict[str, np.ndarray
         for i, k in enumerate(idx):
             row = {m: float(v[i]) for m, v in values.items() if not np.isnan(v[i])}  # null per entry: unavailable
             for rule in RULES:
-                result = composite(row, profile, rule)
+                result = composite(row, PROFILES[profile], rule)
                 out[rule][k] = np.nan if result is None else float(result)
         out["chrF++"][idx] = values["chrf_plus_plus"]
     return out
@@ -131,7 +132,7 @@ def significance(tables: Tables, rows: list[dict[str, str]], profile: str) -> bo
 
     def corpus(table: MetricTable, sample: np.ndarray | None) -> float:
         values = table.values(sample)
-        out = composite(values, profile, DEFAULT_RULE)
+        out = composite(values, PROFILES[profile], DEFAULT_RULE)
         return float("nan") if out is None else float(out)
 
     points = {s: corpus(tables[s][1], None) for s in FOUR}

@@ -126,6 +126,7 @@ def composite_agreement(embedder: Embedder, pair: str, segments: int) -> None:
     from mt_eval.methods.base import Translation
     from mt_eval.scoring.composite import ANCHORED_RULE, composite
     from mt_eval.scoring.pipeline import score_outputs
+    from mt_eval.scoring.profiles import PROFILES
 
     src, tgt = pair[:2], pair[2:]
     rows = [r for r in read_mqm(pair, segments) if not r["system"].startswith("ref")]
@@ -142,8 +143,9 @@ def composite_agreement(embedder: Embedder, pair: str, segments: int) -> None:
         values = {m: v for m in table.metrics if (v := table.entry_values(m)) is not None}
         for i, k in enumerate(idx):
             row = {m: float(v[i]) for m, v in values.items() if not np.isnan(v[i])}
-            with_sem[k] = composite(row, target.profile, ANCHORED_RULE) or 0.0
-            without[k] = composite({m: v for m, v in row.items() if m != "semantic_score"}, target.profile,
+            with_sem[k] = composite(row, PROFILES[target.profile], ANCHORED_RULE) or 0.0
+            without[k] = composite({m: v for m, v in row.items() if m != "semantic_score"},
+                                   PROFILES[target.profile],
                                    ANCHORED_RULE) or 0.0
     items, people = [r["seg_id"] for r in rows], [float(r["mqm_avg_score"]) for r in rows]
     for name, values_ in (("composite without semantic", without), ("composite with semantic", with_sem)):

@@ -151,3 +151,34 @@ def test_a_profile_names_each_judge_it_weights_by_its_card_sha256(judges: dict[s
         "judge_fluency": {"sha256": "a" * 64}}
     with pytest.raises(UserError, match=says):
         check({**definition, "judges": judges}, "p.json")
+
+
+def test_reading_calibrated_cards_never_grows_profiles(cards: dict[str, Path]) -> None:
+    """A server reads many calibrated cards: each is composed under the weights its own block carries, and the
+    global ``PROFILES`` stays A and B (``card_profile`` used to register every distinct profile it read)."""
+    from mt_eval.comparison import COMPOSITE, compare
+    from mt_eval.scoring.calibrated import card_profile, card_weights, make_profile
+    from mt_eval.scoring.composite import composite
+    from mt_eval.scoring.profiles import PROFILES
+
+    a, b = (json.loads(cards[n].read_text(encoding="utf-8")) for n in ("a", "b"))
+    before = {k: dict(v) for k, v in PROFILES.items()}
+    for i in range(50):  # 50 distinct profiles, each on a copy of the sealed card
+        weights = {"chrf_plus_plus": 1.0 + i, "ter": 2.0, "chrf": 0.5 + i / 10}
+        profile = make_profile(f"p{i}", weights)
+        card = {**a, "calibrated_profile": profile.card_block}
+        assert card_profile(card) == profile.id and card_weights(card) == profile.weights
+        for r in card["results"][:5]:
+            v = r["metrics"]
+            assert composite(v, card_weights(card), card["composite_rule"]) == pytest.approx(
+                sum(w * _norm(m, v[m]) for m, w in profile.weights.items()) / sum(profile.weights.values()))
+    for card in (a, b):  # the sealed cards' own composites, recomputed from their blocks, are unchanged
+        assert composite(card["scores"], card_weights(card), card["composite_rule"]) == pytest.approx(
+            card["scores"]["composite"], abs=1e-12)
+        for r in card["results"]:
+            assert composite(r["metrics"], card_weights(card), card["composite_rule"]) == pytest.approx(
+                r["metrics"]["composite"], abs=1e-12)
+    shown = compare([a, b], n_resamples=50).systems  # the comparison reads the weights the same way
+    assert [s.scores[COMPOSITE].point for s in shown] == pytest.approx([a["scores"]["composite"],
+                                                                        b["scores"]["composite"]], abs=1e-12)
+    assert before == PROFILES and set(PROFILES) == {"A", "B"}

@@ -167,15 +167,15 @@ def test_never_in_the_composite(tiny: dict[str, Path]) -> None:
     boot = BootstrapConfig(n_resamples=50)
     for profile in PROFILES:
         for rule in RULES:
-            without = quality_scores(plain, profile, boot, rule)
-            scored = quality_scores(with_comet, profile, boot, rule)
+            without = quality_scores(plain, PROFILES[profile], boot, rule)
+            scored = quality_scores(with_comet, PROFILES[profile], boot, rule)
             assert scored["comet_score"] is not None and without["comet_score"] is None
             assert scored["composite"] == without["composite"] and scored["composite"] is not None
             assert scored["quality_tier"] == without["quality_tier"]
             # and a COMET value of 0 or 1 moves nothing either
             values = {k: v for k, v in scored.items() if isinstance(v, float)}
-            assert composite({**values, "comet_score": 0.0}, profile, rule) == \
-                composite({**values, "comet_score": 1.0}, profile, rule)
+            assert composite({**values, "comet_score": 0.0}, PROFILES[profile], rule) == \
+                composite({**values, "comet_score": 1.0}, PROFILES[profile], rule)
 
 
 def test_a_hugging_face_cache_layout_is_read_through_its_links(tiny: dict[str, Path], tmp_path: Path) -> None:

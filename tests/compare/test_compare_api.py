@@ -103,7 +103,8 @@ def test_composite_is_computed_by_the_composite_function(three, result) -> None:
             and (m in PROFILES[result.profile] or m in reads)]  # fmt: skip
     aggs = {m: tables[0].metrics[m].aggregate for m in used}
     va, vb = (resampled_values({m: t.stats[m] for m in used}, aggs, counts) for t in tables)
-    comp_a, comp_b = composite(va, result.profile, rule), composite(vb, result.profile, rule)
+    weights = PROFILES[result.profile]
+    comp_a, comp_b = composite(va, weights, rule), composite(vb, weights, rule)
     deltas = np.asarray(comp_b) - np.asarray(comp_a)
     row = result.result("b", COMPOSITE)
     assert row.score_a == pytest.approx(three[0]["scores"]["composite"], abs=1e-12)

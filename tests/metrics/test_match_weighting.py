@@ -15,6 +15,7 @@ from mt_eval.languages.card import language_card
 from mt_eval.methods.base import Translation
 from mt_eval.metrics.rates import MATCH_SIGNATURE
 from mt_eval.scoring.pipeline import score_outputs
+from mt_eval.scoring.profiles import PROFILES
 from mt_eval.scoring.scores import MetricTable, group_scores
 
 LONG = "Wir haben heute über die Zukunft der Städte gesprochen und darüber, wie wir dort leben wollen."
@@ -44,7 +45,7 @@ def test_short_copies_weigh_their_words() -> None:
     assert long["equivalent_match_rate"] == pytest.approx(long_words / (2 + long_words))
     assert long["equivalent_match_rate"] > short["equivalent_match_rate"]  # one vote each, it was 1/3 < 2/3
     assert list(_table(COPIES_SHORT).entry_values("exact_match_rate")) == [1.0, 1.0, 0.0]  # per entry still 0/1
-    block = group_scores(_table(COPIES_SHORT), "B")
+    block = group_scores(_table(COPIES_SHORT), PROFILES["B"])
     assert block["exact_matches"] == 2 and block["equivalent_matches"] == 2  # counts are entries, not words
 
 

@@ -11,6 +11,7 @@ from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.registry import metrics_for
 from mt_eval.scoring.composite import composite
 from mt_eval.scoring.intervals import BootstrapConfig, scores_with_intervals
+from mt_eval.scoring.profiles import PROFILES
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats import resample_counts
 
@@ -27,7 +28,7 @@ def table(ntrex_dir) -> MetricTable:
 
 
 def test_every_metric_and_the_composite_has_an_interval_containing_its_score(table):
-    scores = scores_with_intervals(table, "B", BootstrapConfig(1000, 0.05, 7))
+    scores = scores_with_intervals(table, PROFILES["B"], BootstrapConfig(1000, 0.05, 7))
     cis = scores["confidence_intervals"]
     assert (cis["method"], cis["n_resamples"], cis["alpha"], cis["seed"]) == ("percentile", 1000, 0.05, 7)
     for metric_id in ("chrf_plus_plus", "chrf", "bleu", "ter", "exact_match_rate", "length_ratio", "composite"):
@@ -43,24 +44,24 @@ def test_every_metric_and_the_composite_has_an_interval_containing_its_score(tab
 def test_composite_interval_is_the_composite_function_on_each_resample(table):
     """Recompute the composite CI by hand from the same resamples: it must match exactly."""
     config = BootstrapConfig(500, 0.1, 11)
-    got = scores_with_intervals(table, "B", config)["confidence_intervals"]["composite"]
+    got = scores_with_intervals(table, PROFILES["B"], config)["confidence_intervals"]["composite"]
     counts = resample_counts(N, config.n_resamples, config.seed).astype(np.float64)
     # metrics without a value on the whole run (no gold, no variants…) are left out, as on the card
     available = [m for m, v in table.values().items() if v is not None]
     values = {m: table.metrics[m].aggregate(counts @ table.stats[m]) for m in available}
-    resampled = composite(values, "B")
+    resampled = composite(values, PROFILES["B"])
     assert isinstance(resampled, np.ndarray)
     lo, hi = np.percentile(resampled, [5, 95])
     assert got == {"ci_lower": pytest.approx(lo, abs=1e-12), "ci_upper": pytest.approx(hi, abs=1e-12)}
     # a different weighting would give a different interval: the test can fail
-    other = composite({"chrf_plus_plus": values["chrf_plus_plus"]}, "B")
+    other = composite({"chrf_plus_plus": values["chrf_plus_plus"]}, PROFILES["B"])
     assert not np.allclose(np.percentile(other, [5, 95]), [lo, hi])
 
 
 def test_same_seed_same_intervals_other_seed_moves_less_than_width(table):
-    a = scores_with_intervals(table, "B", BootstrapConfig(1000, 0.05, 1))["confidence_intervals"]
-    b = scores_with_intervals(table, "B", BootstrapConfig(1000, 0.05, 1))["confidence_intervals"]
-    c = scores_with_intervals(table, "B", BootstrapConfig(1000, 0.05, 2))["confidence_intervals"]
+    a = scores_with_intervals(table, PROFILES["B"], BootstrapConfig(1000, 0.05, 1))["confidence_intervals"]
+    b = scores_with_intervals(table, PROFILES["B"], BootstrapConfig(1000, 0.05, 1))["confidence_intervals"]
+    c = scores_with_intervals(table, PROFILES["B"], BootstrapConfig(1000, 0.05, 2))["confidence_intervals"]
     assert a == b
     for metric_id in ("chrf_plus_plus", "bleu", "composite"):
         width = a[metric_id]["ci_upper"] - a[metric_id]["ci_lower"]

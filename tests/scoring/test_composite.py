@@ -24,7 +24,7 @@ SPEC_4_3 = SPEC / "scoring-spec-4.3.txt"
 
 def test_worked_example_effective_weights():
     """§4.3: with only FST, chrF++ and EM available the weights become 0.556 / 0.333 / 0.111."""
-    w = effective_weights({"fst_acceptance_rate", "chrf_plus_plus", "exact_match_rate"}, "A")
+    w = effective_weights({"fst_acceptance_rate", "chrf_plus_plus", "exact_match_rate"}, PROFILES["A"])
     assert round(w["fst_acceptance_rate"], 3) == 0.556
     assert round(w["chrf_plus_plus"], 3) == 0.333
     assert round(w["exact_match_rate"], 3) == 0.111
@@ -35,22 +35,22 @@ def test_composite_renormalises_and_normalises():
     """The spec's rule (§4.1); the anchored default is tested in test_composite_anchor.py."""
     values = {"fst_acceptance_rate": 0.9, "chrf_plus_plus": 60.0, "exact_match_rate": 0.2, "bleu": 99.0}
     expected = (0.25 * 0.9 + 0.15 * 0.60 + 0.05 * 0.2) / 0.45  # BLEU is not weighted
-    assert composite(values, "A", SPEC_RULE) == pytest.approx(expected)
+    assert composite(values, PROFILES["A"], SPEC_RULE) == pytest.approx(expected)
     # inverted metrics: 0% code-switching counts as 1.0
-    assert composite({"code_switching_rate": 0.0}, "B", SPEC_RULE) == pytest.approx(1.0)
-    assert composite({"hallucination_rate": 0.25}, "B", SPEC_RULE) == pytest.approx(0.75)
+    assert composite({"code_switching_rate": 0.0}, PROFILES["B"], SPEC_RULE) == pytest.approx(1.0)
+    assert composite({"hallucination_rate": 0.25}, PROFILES["B"], SPEC_RULE) == pytest.approx(0.75)
     # nothing weighted available -> unscored
-    assert composite({"bleu": 50.0, "chrf_plus_plus": None}, "B") is None
+    assert composite({"bleu": 50.0, "chrf_plus_plus": None}, PROFILES["B"]) is None
 
 
 def test_composite_is_vectorised_for_bootstrap():
     """The same function scores resampled arrays; element i equals the scalar call on sample i."""
     chrf = np.array([40.0, 55.0, 70.0])
     em = np.array([0.1, 0.2, 0.3])
-    got = composite({"chrf_plus_plus": chrf, "exact_match_rate": em}, "B")
+    got = composite({"chrf_plus_plus": chrf, "exact_match_rate": em}, PROFILES["B"])
     assert isinstance(got, np.ndarray)
     for i in range(3):
-        assert got[i] == composite({"chrf_plus_plus": float(chrf[i]), "exact_match_rate": float(em[i])}, "B")
+        assert got[i] == composite({"chrf_plus_plus": float(chrf[i]), "exact_match_rate": float(em[i])}, PROFILES["B"])
 
 
 @pytest.mark.parametrize(

@@ -24,9 +24,13 @@ from mt_eval.scoring.composite import (
     quality_tier,
     word_order,
 )
+from mt_eval.scoring.profiles import PROFILES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from adversarial import permuted, typos
+
+WA = PROFILES["A"]  # profile A's weights: composite functions take weights, not keys
+
 
 # corpus values measured on NTREX eng→spa lines 401–700 (benchmarks/adversarial.py's classes, scored by the pipeline)
 REFERENCES = {"exact_match_rate": 1.0, "chrf_plus_plus": 100.0, "bleu": 100.0, "length_ratio": 1.0,
@@ -47,7 +51,7 @@ def test_the_default_is_the_new_rule_and_the_old_ones_stay_computable() -> None:
     a = 40.0 / 52.0
     expected = (0.25 * 0.941 * a + 0.15 * 0.40 + 0.05 * (1 - 0.003) * a + 0.05 * (1 - 0.024) * a
                 + 0.05 * 1.0 * 0.0) / 0.55
-    assert composite(values, "A", ANCHORED_RULE) == pytest.approx(expected)
+    assert composite(values, WA, ANCHORED_RULE) == pytest.approx(expected)
     assert adequacy_inputs(SPEC_RULE) == ()
     assert set(adequacy_inputs(ANCHORED_2)) == {"chrf_plus_plus", "length_ratio", "bleu", "critical_error_rate"}
 
@@ -59,17 +63,17 @@ def test_worked_example() -> None:
     o = 21.0 / 45.3 / HUMAN_ORDER
     a = 45.3 / 52 * np.exp(1 - 1 / 0.94) * o
     expected = (0.25 * 1.0 * a + 0.15 * 0.453 + 0.05 * 0.99 * a + 0.05 * 1.0 * a + 0.05 * 0.453 * o) / 0.55 * 0.8
-    assert composite({**APERTIUM, "critical_error_rate": 0.2}, "A") == pytest.approx(expected)
+    assert composite({**APERTIUM, "critical_error_rate": 0.2}, WA) == pytest.approx(expected)
     assert ACCEPTANCE_SATURATION < 0.91
 
 
 def test_permuted_words_fall_typos_do_not() -> None:
-    assert composite(PERMUTED, "A", ANCHORED_RULE) > 0.75  # the issue: permuted references were "deployable"
-    assert composite(PERMUTED, "A") < 0.4 < composite(APERTIUM, "A")
-    assert quality_tier(composite(PERMUTED, "A")) in ("emerging", "baseline")
-    assert composite(REFERENCES, "A") == pytest.approx(1.0, abs=1e-3)
-    assert composite(REFERENCES, "A") - composite(TYPOS, "A") < 0.05
-    assert composite(REFERENCES, "A", ANCHORED_RULE) - composite(TYPOS, "A", ANCHORED_RULE) > 0.1  # before
+    assert composite(PERMUTED, WA, ANCHORED_RULE) > 0.75  # the issue: permuted references were "deployable"
+    assert composite(PERMUTED, WA) < 0.4 < composite(APERTIUM, WA)
+    assert quality_tier(composite(PERMUTED, WA)) in ("emerging", "baseline")
+    assert composite(REFERENCES, WA) == pytest.approx(1.0, abs=1e-3)
+    assert composite(REFERENCES, WA) - composite(TYPOS, WA) < 0.05
+    assert composite(REFERENCES, WA, ANCHORED_RULE) - composite(TYPOS, WA, ANCHORED_RULE) > 0.1  # before
 
 
 def test_word_order_needs_bleu_and_is_one_without_it() -> None:
@@ -83,21 +87,21 @@ def test_hallucination_credit_saturates_at_the_human_level() -> None:
     """Apertium's own dictionaries define hallucination_rate (0.000); human references score 0.02–0.05. Below
     0.05 both get full credit, so the metric no longer ranks Apertium above people."""
     base = {**REFERENCES, "chrf_plus_plus": 60.0, "bleu": 30.0, "exact_match_rate": 0.0}
-    assert composite({**base, "hallucination_rate": 0.0}, "A") == composite({**base, "hallucination_rate": 0.05}, "A")
-    assert composite({**base, "hallucination_rate": 0.5}, "A") < composite(base, "A")
-    assert composite({**base, "hallucination_rate": 0.0}, "A", ANCHORED_RULE) > composite(
-        {**base, "hallucination_rate": 0.05}, "A", ANCHORED_RULE)
+    assert composite({**base, "hallucination_rate": 0.0}, WA) == composite({**base, "hallucination_rate": 0.05}, WA)
+    assert composite({**base, "hallucination_rate": 0.5}, WA) < composite(base, WA)
+    assert composite({**base, "hallucination_rate": 0.0}, WA, ANCHORED_RULE) > composite(
+        {**base, "hallucination_rate": 0.05}, WA, ANCHORED_RULE)
 
 
 def test_critical_errors_scale_the_composite_and_cap_the_tier() -> None:
-    clean = composite(REFERENCES, "A")
-    assert composite({**REFERENCES, "critical_error_rate": 0.25}, "A") == pytest.approx(0.75 * clean)
-    assert composite({**REFERENCES, "critical_error_rate": None}, "A") == clean  # not measured: no factor
+    clean = composite(REFERENCES, WA)
+    assert composite({**REFERENCES, "critical_error_rate": 0.25}, WA) == pytest.approx(0.75 * clean)
+    assert composite({**REFERENCES, "critical_error_rate": None}, WA) == clean  # not measured: no factor
     assert quality_tier(0.9) == "fluent"
     assert quality_tier(0.9, CRITICAL_TIER_THRESHOLD) == "functional"
     assert quality_tier(0.9, CRITICAL_TIER_THRESHOLD - 0.01) == "fluent"
     assert quality_tier(0.4, 0.9) == "emerging"  # the cap only lowers
-    resampled = composite({**REFERENCES, "critical_error_rate": np.array([0.0, 0.5])}, "A")
+    resampled = composite({**REFERENCES, "critical_error_rate": np.array([0.0, 0.5])}, WA)
     assert np.asarray(resampled) == pytest.approx([clean, clean / 2])
 
 
@@ -126,9 +130,9 @@ def test_semantic_score_needs_the_words_in_order_too() -> None:
     scaled by the word-order term (Apertium: semantic 0.707 on NTREX eng→cat lines 401–700)."""
     permuted_sem = {**PERMUTED, "semantic_score": 0.73}
     apertium_sem = {**APERTIUM, "semantic_score": 0.707, "critical_error_rate": 0.227}
-    assert composite(permuted_sem, "A") < composite(apertium_sem, "A") - 0.05
-    assert composite({**REFERENCES, "semantic_score": 1.0}, "A") == pytest.approx(1.0, abs=1e-3)
+    assert composite(permuted_sem, WA) < composite(apertium_sem, WA) - 0.05
+    assert composite({**REFERENCES, "semantic_score": 1.0}, WA) == pytest.approx(1.0, abs=1e-3)
     o = word_order(PERMUTED)  # = A × O here: chrF++ 62.3 > 52 and length ratio 1
     expected = (0.25 * 1.0 * o + 0.15 * 0.62304 + 0.15 * 0.73 * o + 0.05 * 0.997 * o + 0.05 * 1.0 * o
                 + 0.05 * 0.62304 * o) / 0.70 * (1 - 0.017)
-    assert composite(permuted_sem, "A") == pytest.approx(expected)
+    assert composite(permuted_sem, WA) == pytest.approx(expected)

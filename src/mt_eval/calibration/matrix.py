@@ -20,9 +20,9 @@ from mt_eval.errors import UserError
 from mt_eval.judgments.table import JudgmentTable
 from mt_eval.metrics.judges.cards import is_judge_id
 from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
-from mt_eval.scoring.calibrated import CalibratedProfile, register
+from mt_eval.scoring.calibrated import CalibratedProfile
 from mt_eval.scoring.composite import composite, composite_rule, normalise
-from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION
+from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, weights_of
 
 MIN_SEGMENTS = 80  # AutoMetrics §4.6: performance levels off at about 80 labels; below, it is mostly noise
 
@@ -56,8 +56,7 @@ class Matrix:
 
     def under(self, profile: CalibratedProfile) -> np.ndarray:
         """Each segment's composite under a calibrated profile (exactly what its cards would carry)."""
-        key = register(profile)
-        return np.asarray([_number(composite(v, key, CALIBRATED_RULE)) for v in self.raw])
+        return np.asarray([_number(composite(v, profile.weights, CALIBRATED_RULE)) for v in self.raw])
 
 
 def _number(value: object) -> float:
@@ -101,7 +100,7 @@ def build_matrix(judgments: JudgmentTable, cards: Sequence[tuple[str, Mapping[st
             names.append(system)
             human.append(segments[(key, system)])
             raw.append(values)
-            spec.append(_number(composite(values, profile, rule)))
+            spec.append(_number(composite(values, weights_of(profile), rule)))
     n = len(items)
     if n < minimum:
         raise UserError(f"only {n} judged segments match the cards; calibration needs at least {minimum} "

@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mt_eval.comparison.model import COMPOSITE, Comparison, ValueChange
+from mt_eval.scoring.calibrated import card_weights
 from mt_eval.scoring.composite import adequacy_inputs
-from mt_eval.scoring.profiles import PROFILES
+from mt_eval.scoring.profiles import Weights
 from mt_eval.scoring.scores import MetricTable
 
 # a shown value within this of the sealed one is the same number (card scores are plain JSON floats)
@@ -36,7 +37,7 @@ def sealed_changes(result: Comparison, cards: Sequence[Mapping[str, Any]], table
             if _same(ci.point, old):
                 continue
             if metric == COMPOSITE:
-                reason = _composite_reason(scores, result.profile, rule, values, names, i)
+                reason = _composite_reason(scores, card_weights(card), rule, values, names, i)
             elif rebuilt[i]:
                 reason = "rebuilt from results[] by this harness, which scores it differently"
             else:
@@ -45,10 +46,9 @@ def sealed_changes(result: Comparison, cards: Sequence[Mapping[str, Any]], table
     return tuple(out)
 
 
-def _composite_reason(scores: Mapping[str, Any], profile: str, rule: str,
+def _composite_reason(scores: Mapping[str, Any], weights: Weights, rule: str,
                       values: Sequence[Mapping[str, float | None]], names: Sequence[str], index: int) -> str:
     """The metrics this card's composite used that the comparison's cannot, and which systems lack them."""
-    weights = PROFILES.get(profile, {})
     extra = adequacy_inputs(rule)
     used = [m for m, v in scores.items() if v is not None and (m in weights or m in extra)]
     left_out = []

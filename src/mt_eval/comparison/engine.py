@@ -24,9 +24,9 @@ from mt_eval.comparison.checks import UNDIRECTED, check_cards, resolve_metrics, 
 from mt_eval.comparison.model import COMPOSITE, Comparison, MetricSpec, PairedComparison, SystemScores
 from mt_eval.errors import UserError
 from mt_eval.runcard.model import RunCard
-from mt_eval.scoring.calibrated import card_profile
+from mt_eval.scoring.calibrated import card_profile, card_weights
 from mt_eval.scoring.composite import DEFAULT_RULE, adequacy_inputs, composite, composite_rule
-from mt_eval.scoring.profiles import PROFILES
+from mt_eval.scoring.profiles import Weights, weights_of
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats import (
     DEFAULT_SEED,
@@ -47,7 +47,7 @@ Method = Literal["bootstrap", "approx-rand"]
 Correction = Literal["holm", "none"]
 
 
-def composite_combine(profile: str, only: Collection[str] | None = None, rule: str = DEFAULT_RULE) -> Combine:
+def composite_combine(profile: Weights, only: Collection[str] | None = None, rule: str = DEFAULT_RULE) -> Combine:
     """The composite over resampled metric values: exactly ``composite(values, profile, rule)``.
 
     ``only`` limits the metrics it may use (those with a value for every system), as the card's
@@ -57,7 +57,7 @@ def composite_combine(profile: str, only: Collection[str] | None = None, rule: s
     def combine(values: dict[str, np.ndarray]) -> np.ndarray:
         out = composite(values if only is None else {m: v for m, v in values.items() if m in only}, profile, rule)
         if out is None:
-            raise ValueError(f"profile {profile} weights none of {sorted(values)}")
+            raise ValueError(f"the profile weights none of {sorted(values)}")
         return np.asarray(out, dtype=np.float64)
 
     return combine
@@ -116,7 +116,8 @@ def compare(
     ds = dicts[0]["dataset"]
     dataset = {k: ds.get(k) for k in ("id", "sha256", "source_language", "target_language", "entry_count")}
     result = compare_tables(
-        tables, profile=card_profile(dicts[0]), names=labels, metrics=metrics, n_resamples=n_resamples,
+        tables, profile=card_profile(dicts[0]), weights=card_weights(dicts[0]), names=labels, metrics=metrics,
+        n_resamples=n_resamples,
         alpha=alpha, seed=seed, method=method, correction=correction, n_trials=n_trials, sources=srcs,
         run_ids=[str(c.get("run_id", "")) for c in dicts], dataset=dataset, rule=rule,
     )  # fmt: skip
@@ -167,6 +168,7 @@ def compare_tables(
     tables: Sequence[MetricTable],
     *,
     profile: str,
+    weights: Weights | None = None,
     names: Sequence[str],
     metrics: list[str] | None = None,
     n_resamples: int = 1000,
@@ -184,13 +186,14 @@ def compare_tables(
 
     Separate from :func:`compare` so that callers holding statistics (a run in memory, the
     benchmarks) skip rebuilding them from cards. ``rule`` is the composite rule the cards were
-    scored with (``scoring.composite.composite_rule``).
+    scored with (``scoring.composite.composite_rule``). ``profile`` is the key the result is labelled with;
+    ``weights`` the composite's (default: the built-in profile ``profile``'s; a calibrated card passes its own).
     """
     _check_options(n_resamples, alpha, method, correction, n_trials)
     if len(tables) < 2 or len(names) != len(tables):
         raise ValueError("need at least two tables and one name per table")
-    if profile not in PROFILES:
-        raise UserError(f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    if weights is None:
+        weights = weights_of(profile)
     # As on the card, a metric with no value (no gold analyses, no variants, no terminology…) is
     # left out, of the comparison and of the composite; it must have a value for every system, so
     # that one function scores all.
@@ -199,14 +202,14 @@ def compare_tables(
         m for m in tables[0].metrics
         if all(m in t.stats for t in tables[1:]) and all(v.get(m) is not None for v in values)
     ]  # fmt: skip
-    weighted = [m for m in available if m in PROFILES[profile]]
-    inputs = composite_inputs(available, profile, rule)
+    weighted = [m for m in available if m in weights]
+    inputs = composite_inputs(available, weights, rule)
     chosen = resolve_metrics(metrics, available, composite_ok=bool(weighted))
     want_composite = COMPOSITE in chosen
     computed = [m for m in chosen if m != COMPOSITE]
     computed += [m for m in inputs if want_composite and m not in computed]
     aggregates: dict[str, Aggregate] = {m: tables[0].metrics[m].aggregate for m in computed}
-    combine = composite_combine(profile, inputs, rule) if want_composite else None
+    combine = composite_combine(weights, inputs, rule) if want_composite else None
     stats = [{m: t.stats[m] for m in computed} for t in tables]
     n = _entry_count(stats)
     counts = resample_counts(n, n_resamples, seed)
@@ -256,12 +259,11 @@ def _corrected(
     return out
 
 
-def composite_inputs(available: Sequence[str], profile: str, rule: str) -> list[str]:
+def composite_inputs(available: Sequence[str], weights: Weights, rule: str) -> list[str]:
     """The metrics the composite reads: the profile's weighted ones and, under the anchored rule,
     what its adequacy factor reads (chrF++ and the length ratio, ``scoring.composite.adequacy``)
     even where they carry no weight, so the comparison's composite is the card's."""
     extra = adequacy_inputs(rule)
-    weights = PROFILES.get(profile, {})
     return [m for m in available if m in weights or m in extra]
 
 
@@ -288,13 +290,12 @@ def _precheck_metrics(metrics: list[str] | None, card: Mapping[str, Any], rule: 
     from mt_eval.runcard.rescore import configured_metrics
 
     available = [m.id for m in metrics_for(language_card(str(target)), None, configured_metrics(card))]
-    profile = card_profile(card) if "profile" in card else ""
-    weights = PROFILES.get(profile, {})
+    weights = card_weights(card) if "profile" in card else {}
     weighted = any(m in weights for m in available)
     chosen = resolve_metrics(metrics, available, composite_ok=weighted)
     needed = {m for m in chosen if m in available}
     if COMPOSITE in chosen:
-        needed |= set(composite_inputs(available, profile, rule))
+        needed |= set(composite_inputs(available, weights, rule))
     return [m for m in available if m in needed]
 
 

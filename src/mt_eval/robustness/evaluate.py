@@ -35,8 +35,10 @@ from mt_eval.metrics.semantic import SemanticScore
 from mt_eval.robustness.perturb import DEGRADATIONS, EDITS, PerturbContext, Rule
 from mt_eval.runcard.io import load_card
 from mt_eval.runcard.rescore import dataset_from_card, semantic_config, target_card
+from mt_eval.scoring.calibrated import card_weights
 from mt_eval.scoring.composite import composite, composite_rule
 from mt_eval.scoring.pipeline import score_outputs
+from mt_eval.scoring.profiles import Weights, weights_of
 from mt_eval.scoring.scores import MetricTable
 
 SYSTEMS = ("outputs", "references")
@@ -98,7 +100,7 @@ def per_entry(metric: Metric, stats: np.ndarray) -> np.ndarray:
     return np.asarray(metric.aggregate(stats) if values is None else values, dtype=np.float64)
 
 
-def entry_scores(table: MetricTable, profile: str, rule: str) -> dict[str, np.ndarray]:
+def entry_scores(table: MetricTable, profile: Weights, rule: str) -> dict[str, np.ndarray]:
     """Every metric's normalised per-entry values, and the per-entry composite (already 0–1)."""
     out = {m.id: normalised(m, table.stats[m.id]) for m in table.metrics.values()}
     raw = {m.id: per_entry(m, table.stats[m.id]) for m in table.metrics.values()}
@@ -127,7 +129,8 @@ class Scorer:
         self.card, self.dataset, self.only, self.extra = card, dataset, only, extra
         self.target: LanguageCard = target_card(card)
         self.source = language_card(card["dataset"]["source_language"])
-        self.profile = str(card.get("profile") or self.target.profile)
+        # the card's own weights (a calibrated card's from its block), never a key looked up in a global
+        self.profile = card_weights(card) if "profile" in card else weights_of(self.target.profile)
         self.rule = composite_rule(card)
 
     def __call__(self, outputs: Sequence[str | None]) -> dict[str, np.ndarray]:

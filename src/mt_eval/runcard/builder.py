@@ -22,7 +22,7 @@ from mt_eval.runcard.judges import fingerprint_judges, require_judges
 from mt_eval.runcard.model import NONE_DECLARED, RunCard
 from mt_eval.runcard.seal import canonical_json, entry_ids_sha256, fingerprint_hash, seal, sha256_text
 from mt_eval.scoring.calibrated import RULE as CALIBRATED_RULE
-from mt_eval.scoring.calibrated import CalibratedProfile, register
+from mt_eval.scoring.calibrated import CalibratedProfile
 from mt_eval.scoring.composite import (
     COST_ADJUSTED_FORMULA,
     DEFAULT_RULE,
@@ -45,6 +45,7 @@ from mt_eval.scoring.economics import (
     totals_block,
 )
 from mt_eval.scoring.pipeline import quality_scores, score_outputs
+from mt_eval.scoring.profiles import Weights, weights_of
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.config import BootstrapConfig
 from mt_eval.version import __version__
@@ -108,7 +109,7 @@ def _none(value: float) -> float | None:
     return None if np.isnan(value) else float(value)
 
 
-def entry_composites(table: MetricTable, profile: str, rule: str) -> list[float | None]:
+def entry_composites(table: MetricTable, profile: Weights, rule: str) -> list[float | None]:
     """Each entry's composite under the card's profile and rule, from its per-entry metric values: what the
     web's disagreement lens and any outside meta-evaluation (``mt-eval calibrate``) read per segment."""
     per_entry = {m: table.entry_values(m) for m in table.metrics}
@@ -205,7 +206,7 @@ def build_card(
     if calibrated is not None:  # a profile weighting a judge is never computed without that very judge card
         require_judges(calibrated.judges, opt_in, "the calibrated profile weights")
     table, hyps = score_outputs(dataset, translations, target, source, terminology=terminology, opt_in=opt_in)
-    profile = register(calibrated) if calibrated else target.profile
+    profile = calibrated.weights if calibrated else weights_of(target.profile)
     rule = CALIBRATED_RULE if calibrated else DEFAULT_RULE
     scores = quality_scores(table, profile, run.bootstrap, rule)
     cfg = identity.config

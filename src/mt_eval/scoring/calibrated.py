@@ -10,9 +10,9 @@ never share a key.
 A card scored with one keeps ``profile`` (the language's A/B, as the Run Card Spec types it) and adds
 ``calibrated_profile`` (the whole definition with its sha256): ``verify`` and ``compare`` recompute the
 composite from that block, checked against its hash, never from a file on the verifier's machine.
-``register`` puts the weights under the key in ``profiles.PROFILES`` so every composite path
-(``scoring.composite``, the comparison's resamples) computes it with the one function. The
-registry is content-addressed: registering the same key twice is a no-op, so it cannot drift.
+Every composite path (``scoring.composite``, the comparison's resamples) takes the weights themselves
+(``card_weights``): nothing is added to ``profiles.PROFILES``, so a server reading many calibrated cards
+keeps no state per card (docs/decisions.md §65).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 from mt_eval.errors import UserError
 from mt_eval.hashing import canonical_json, sha256_text
 from mt_eval.metrics.judges.cards import is_judge_id
-from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES
+from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, Weights, weights_of
 
 FORMAT = "mt-eval-profile/1"
 RULE = "spec-4.1"  # the learned composite is a plain weighted mean: the anchored rule would change it
@@ -54,7 +54,9 @@ class CalibratedProfile:
 
     @property
     def weights(self) -> dict[str, float]:
-        return {str(k): float(v) for k, v in self.definition["weights"].items()}
+        # in metric-id order: the composite sums in this order, and a card's block comes back key-sorted
+        # (canonical JSON), so the file's order would give the rebuilt card a composite one ulp away
+        return {str(k): float(v) for k, v in sorted(self.definition["weights"].items())}
 
     @property
     def semantic(self) -> dict[str, Any] | None:
@@ -146,12 +148,6 @@ def write_profile(profile: CalibratedProfile, path: str | Path) -> Path:
     return p
 
 
-def register(profile: CalibratedProfile) -> str:
-    """Make the profile's key usable wherever a profile name is (``PROFILES``); returns the key."""
-    PROFILES.setdefault(profile.id, profile.weights)
-    return profile.id
-
-
 def from_card(card: Mapping[str, Any]) -> CalibratedProfile | None:
     """The card's calibrated profile, its hash and key checked (a forged block is refused)."""
     block = card.get("calibrated_profile")
@@ -167,6 +163,12 @@ def from_card(card: Mapping[str, Any]) -> CalibratedProfile | None:
 
 
 def card_profile(card: Mapping[str, Any]) -> str:
-    """The profile a card's composite is computed under: its calibrated one (registered), else ``profile``."""
+    """The key of the profile a card's composite is computed under: its calibrated one's, else ``profile``."""
     profile = from_card(card)
-    return register(profile) if profile is not None else str(card["profile"])
+    return profile.id if profile is not None else str(card["profile"])
+
+
+def card_weights(card: Mapping[str, Any]) -> Weights:
+    """The weights a card's composite is computed under: its calibrated profile's, else its A/B's."""
+    profile = from_card(card)
+    return profile.weights if profile is not None else weights_of(str(card["profile"]))

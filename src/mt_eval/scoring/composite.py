@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from mt_eval.metrics.judges.cards import is_judge_id
-from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES, REFERENCE_FREE, TIERS, Norm
+from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, REFERENCE_FREE, TIERS, Norm, Weights
 
 SPEC_RULE = "spec-4.1"
 ANCHORED_RULE = "anchored-1"
@@ -122,9 +122,9 @@ def _available(value: object) -> bool:
     return not (isinstance(value, float) and np.isnan(value))
 
 
-def effective_weights(available: set[str], profile: str) -> dict[str, float]:
+def effective_weights(available: set[str], profile: Weights) -> dict[str, float]:
     """Target weights re-normalised over the metrics that have a value (§4.3 worked example)."""
-    weights = {m: w for m, w in PROFILES[profile].items() if m in available}
+    weights = {m: w for m, w in profile.items() if m in available}
     total = sum(weights.values())
     return {m: w / total for m, w in weights.items()} if total > 0 else {}
 
@@ -178,7 +178,7 @@ def adequacy(values: Mapping[str, float | np.ndarray | None]) -> float | np.ndar
     return float(a) if np.ndim(a) == 0 else a
 
 
-def composite(values: Mapping[str, float | np.ndarray | None], profile: str,
+def composite(values: Mapping[str, float | np.ndarray | None], profile: Weights,
               rule: str = DEFAULT_RULE) -> float | np.ndarray | None:
     """Σ w·normalised(v) / Σ w over available metrics, reference-free terms scaled by adequacy under the
     anchored rules (and, under ``anchored-2``, by word order, the whole by 1 − the critical-error rate);
@@ -194,7 +194,7 @@ def composite(values: Mapping[str, float | np.ndarray | None], profile: str,
         scale = adequacy(values) * order
     num: float | np.ndarray = 0.0
     den = 0.0
-    for metric_id, weight in PROFILES[profile].items():
+    for metric_id, weight in profile.items():
         value = values.get(metric_id)
         if not _available(value):
             continue

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from mt_eval.scoring.composite import DEFAULT_RULE, composite
+from mt_eval.scoring.profiles import Weights
 from mt_eval.scoring.scores import MetricTable, breakdowns, group_rows, group_scores
 from mt_eval.stats import bootstrap_many
 from mt_eval.stats.config import BootstrapConfig
@@ -21,7 +22,7 @@ __all__ = ["BootstrapConfig", "confidence_intervals", "scores_with_intervals"]
 
 
 def confidence_intervals(
-    table: MetricTable, profile: str, config: BootstrapConfig, rows: np.ndarray | None = None,
+    table: MetricTable, profile: Weights, config: BootstrapConfig, rows: np.ndarray | None = None,
     rule: str = DEFAULT_RULE,
 ) -> dict[str, Any]:
     """``{method, n_resamples, alpha, seed, <metric_id>: {ci_lower, ci_upper}, composite: {...}}``."""
@@ -50,7 +51,7 @@ def confidence_intervals(
 GROUPS_WITH_INTERVALS = ("by_difficulty", "by_provenance")
 
 
-def scores_with_intervals(table: MetricTable, profile: str, config: BootstrapConfig,
+def scores_with_intervals(table: MetricTable, profile: Weights, config: BootstrapConfig,
                           rule: str = DEFAULT_RULE, keep: Collection[str] = ()) -> dict[str, Any]:
     """The whole ``scores`` quality block: values, counts, composite, tier, breakdowns (those the entries
     carry, and ``keep``: ``scores.breakdowns``) and CIs."""

@@ -22,6 +22,7 @@ from mt_eval.scoring.composite import DEFAULT_RULE
 from mt_eval.scoring.egress import refuse_remote_on_secret
 from mt_eval.scoring.intervals import scores_with_intervals
 from mt_eval.scoring.limits import refuse_overlong
+from mt_eval.scoring.profiles import Weights
 from mt_eval.scoring.scores import MetricTable
 from mt_eval.stats.config import BootstrapConfig
 
@@ -77,7 +78,7 @@ def source_warnings(dataset: Dataset, target: LanguageCard, source: LanguageCard
             "compare the output with the source" + (" or its language" if source.code == UNDETERMINED else "")]
 
 
-def quality_scores(table: MetricTable, profile: str, bootstrap: BootstrapConfig,
+def quality_scores(table: MetricTable, profile: Weights, bootstrap: BootstrapConfig,
                    rule: str = DEFAULT_RULE, keep: Collection[str] = ()) -> dict[str, Any]:
     """The card's ``scores`` quality block: values, counts, composite (under ``rule``), tier, breakdowns
     (those the entries carry; ``keep``: also these, whatever their groups), intervals."""

@@ -6,7 +6,10 @@ the spec's text so the two cannot drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+
+from mt_eval.errors import UserError
 
 
 class Norm(StrEnum):
@@ -104,3 +107,16 @@ SCORE_KEYS: tuple[str, ...] = (
     "critical_error_rate", "number_error_rate", "entity_error_rate", "negation_error_rate", "addition_rate",
     "omission_rate",
 )
+
+
+Weights = Mapping[str, float]
+"""A profile as a value: metric id → weight. Composite functions take this, never a key looked up in a global,
+so a calibrated profile read from a card is used without being added to ``PROFILES`` (which stays A and B)."""
+
+
+def weights_of(profile: str) -> Weights:
+    """The weights of a built-in profile (``A``/``B``); ``UserError`` for any other key."""
+    if profile not in PROFILES:
+        raise UserError(f"unknown profile {profile!r} (known: {', '.join(PROFILES)})", field="profile")
+    return PROFILES[profile]
+

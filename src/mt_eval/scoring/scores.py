@@ -16,7 +16,7 @@ from mt_eval.corpus.models import Entry
 from mt_eval.metrics.base import Metric, MetricContext
 from mt_eval.metrics.cache import RunCache
 from mt_eval.scoring.composite import ANCHORED_2, CRITICAL, DEFAULT_RULE, composite, quality_tier
-from mt_eval.scoring.profiles import SCORE_KEYS
+from mt_eval.scoring.profiles import SCORE_KEYS, Weights
 
 # Count fields that sit beside a rate (Scoring Spec §9): key -> (metric id, stats column).
 COUNT_KEYS = {
@@ -69,7 +69,7 @@ def _finite(value: float) -> float | None:
     return None if np.isnan(value) else value
 
 
-def group_scores(table: MetricTable, profile: str, rows: np.ndarray | None = None,
+def group_scores(table: MetricTable, profile: Weights, rows: np.ndarray | None = None,
                  rule: str = DEFAULT_RULE) -> dict[str, Any]:
     """Fields shared by the top level and every breakdown group."""
     n = len(table.errors) if rows is None else len(rows)
@@ -103,7 +103,7 @@ def group_rows(table: MetricTable, name: str) -> dict[str, np.ndarray]:
     return {k: np.asarray(idx) for k, idx in sorted(groups.items())}
 
 
-def breakdowns(table: MetricTable, profile: str, rule: str = DEFAULT_RULE,
+def breakdowns(table: MetricTable, profile: Weights, rule: str = DEFAULT_RULE,
                keep: Collection[str] = ()) -> dict[str, dict[str, dict[str, Any]]]:
     """Each breakdown the run's entries carry: one whose entries all fall in one group is left out, since
     that group is the whole run again (plain-text input gives every entry the schema's defaults, difficulty 3,
