@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from review_helpers import PASSWORD, cli
 
-from mt_eval.accounts.identity import normal_identity
 from mt_eval.errors import UserError
 from mt_eval.review.conduct import SPEED_FLOOR, conduct_flags
+from mt_eval.review.identity import normal_identity
 from mt_eval.store import open_store
 from mt_eval.store.models import Account
 

@@ -19,10 +19,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from mt_eval.accounts.identity import normal_identity
 from mt_eval.accounts.tokens import aware, digest, new_token, now
 from mt_eval.accounts.users import check_name, check_role, create
 from mt_eval.errors import UserError
+from mt_eval.review.identity import normal_identity
 from mt_eval.store.db import Store
 from mt_eval.store.models import Account, Invitation, ReviewCampaign
 

@@ -24,6 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from mt_eval.errors import UserError
+from mt_eval.review.identity import normal_identity
 from mt_eval.store.models import Account, Card, CardSignature, ReviewAssignment, ReviewCampaign, Reviewer
 
 OPERATOR = "command line"  # ``invited_by`` of an invitation made with ``mt-eval accounts invite``
@@ -31,8 +32,6 @@ OPERATOR = "command line"  # ``invited_by`` of an invitation made with ``mt-eval
 
 def _forms(text: str | None) -> set[str]:
     """The ways ``text`` may name a person: as written (case-folded) and as a normal identity."""
-    from mt_eval.accounts.identity import normal_identity
-
     if not text or not text.strip():
         return set()
     forms = {text.strip().casefold()}
