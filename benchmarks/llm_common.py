@@ -1,7 +1,7 @@
 """Shared by the bench_llm_* benchmarks: the fake OpenAI server from the tests, a corpus, one run.
 
-The server is the test suite's real HTTP server (tests/providers/fake_openai.py) with the
-deterministic translator from tests/llm/llm_fake.py. For timing it runs in its own process, so
+The server is the test suite's real HTTP server (tests/support/fake_openai.py) with the
+deterministic translator from tests/support/llm_fake.py. For timing it runs in its own process, so
 client and server do not share one interpreter lock; :func:`server_window` reads back, from the
 server's side, how long a run kept it busy and how many requests it really had in flight.
 """
@@ -22,14 +22,13 @@ from typing import Any
 from urllib.request import urlopen
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "tests" / "llm"), str(REPO / "tests" / "providers")]
-
-from llm_fake import FakeOpenAI, Fault, Translator, translate_text  # noqa: E402
+sys.path.insert(0, str(REPO / "tests"))  # the test helpers package (tests/support), as pytest's pythonpath
 
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry  # noqa: E402
 from mt_eval.engine.runner import run_method  # noqa: E402
 from mt_eval.methods.base import Translation  # noqa: E402
 from mt_eval.methods.llm import LLMMethod, LLMSettings  # noqa: E402
+from support.llm_fake import FakeOpenAI, Fault, Translator, translate_text  # noqa: E402
 
 logging.getLogger("mt_eval.providers").setLevel(logging.ERROR)  # retries are counted, not logged
 
@@ -48,8 +47,8 @@ def dataset(n: int) -> Dataset:
 def external_server(latency: float) -> Iterator[str]:
     with tempfile.TemporaryDirectory() as tmp:
         port_file = Path(tmp) / "url"
-        proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "llm" / "llm_fake.py"), str(port_file),
-                                 str(latency)])
+        proc = subprocess.Popen([sys.executable, "-m", "support.llm_fake", str(port_file), str(latency)],
+                                cwd=REPO / "tests")  # run as a module of tests/support, which imports its siblings
         try:
             deadline = time.monotonic() + 30
             while not (port_file.exists() and port_file.read_text()):

@@ -23,15 +23,15 @@ from typer.testing import CliRunner
 
 from data_paths import MQM_TED, NTREX
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("providers", "judges")]
-from fake_openai import FakeOpenAI  # noqa: E402
-from test_judges import EXAMPLES, expected_score, respond  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judges"))
+from test_judges import EXAMPLES, expected_score, respond
 
-from mt_eval.cli import app  # noqa: E402
-from mt_eval.metrics.judges import JudgeSpec, card_sha256  # noqa: E402
-from mt_eval.metrics.judges.cards import write_cards  # noqa: E402
-from mt_eval.scoring.calibrated import load_profile  # noqa: E402
-from mt_eval.scoring.composite import normalise  # noqa: E402
+from mt_eval.cli import app
+from mt_eval.metrics.judges import JudgeSpec, card_sha256
+from mt_eval.metrics.judges.cards import write_cards
+from mt_eval.scoring.calibrated import load_profile
+from mt_eval.scoring.composite import normalise
+from support.fake_openai import FakeOpenAI
 
 runner = CliRunner()
 ITEMS = 10  # × 13 systems = 130 judged segments, of items whose outputs people scored differently

@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
-from llm_helpers import make_dataset
 
 from mt_eval.engine.journal import read_sessions
 from mt_eval.engine.runner import Journal, read_journal, run_method
 from mt_eval.methods.base import MethodClass, MethodIdentity, Translation, TranslationRequest
+from support.llm_helpers import make_dataset
 
 
 class Upper:

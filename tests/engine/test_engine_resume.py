@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from llm_fake import Translator
-from llm_helpers import make_dataset, serve, write_text_pair
+
+from support.llm_fake import Translator
+from support.llm_helpers import make_dataset, serve, write_text_pair
 
 MT_EVAL = [sys.executable, "-c", "from mt_eval.cli import main; main()"]
 SECRET = "sk-test-SECRET-4242"

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_fake import FakeOpenAI, Translator
-from llm_helpers import make_dataset, serve, write_text_pair
+
+from support.llm_fake import FakeOpenAI, Translator
+from support.llm_helpers import make_dataset, serve, write_text_pair
 
 MT_EVAL = [sys.executable, "-c", "from mt_eval.cli import main; main()"]
 SECRET = "sk-test-RESUME-7731"

@@ -1,4 +1,4 @@
-"""Generated LLM-judge metrics against the real local OpenAI-protocol server (tests/providers/fake_openai.py):
+"""Generated LLM-judge metrics against the real local OpenAI-protocol server (tests/support/fake_openai.py):
 generation from best/worst examples, the cards it writes, scoring under the metric protocol, the response
 cache (a re-run sends nothing), unreadable answers (counted, never a crash), 429/500 retries."""
 
@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fake_openai import FakeOpenAI, Fault
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
@@ -24,6 +23,7 @@ from mt_eval.metrics.bank import parse_card
 from mt_eval.metrics.judges import JudgeAnswerError, judge_metrics, parse_score
 from mt_eval.providers.openai_compat import RetryPolicy
 from mt_eval.scoring.pipeline import score_outputs
+from support.fake_openai import FakeOpenAI, Fault
 
 runner = CliRunner()
 AXES = [{"name": "Meaning preserved", "description": "Does the translation say what the source says?"},

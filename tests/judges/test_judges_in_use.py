@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fake_openai import FakeOpenAI
 from test_judges import EXAMPLES, respond
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
 from mt_eval.metrics.judges import judge_metrics
 from mt_eval.robustness import robustness
+from support.fake_openai import FakeOpenAI
 
 runner = CliRunner()
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"

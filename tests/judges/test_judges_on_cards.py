@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
@@ -20,6 +19,7 @@ from mt_eval.metrics.judges import JudgeSpec, card_sha256
 from mt_eval.metrics.judges.cards import write_cards
 from mt_eval.runcard.layout import dumps
 from mt_eval.runcard.seal import card_hash
+from support.fake_openai import FakeOpenAI
 
 runner = CliRunner()
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_fake import FakeOpenAI
-from llm_helpers import method, run
 
 from mt_eval.corpus import load_corpus, select_entries
 from mt_eval.methods.prompts import clean_answer, clean_single
+from support.llm_fake import FakeOpenAI
+from support.llm_helpers import method, run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"
 

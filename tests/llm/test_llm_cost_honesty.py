@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from llm_fake import Translator
-from llm_helpers import make_dataset, method, serve
 
 from mt_eval.api import evaluate_card
 from mt_eval.runcard.verify import verify_card
 from mt_eval.stats.config import BootstrapConfig
+from support.llm_fake import Translator
+from support.llm_helpers import make_dataset, method, serve
 
 SMALL = BootstrapConfig(20, 0.05, 1)
 

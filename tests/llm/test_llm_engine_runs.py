@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from llm_fake import Fault, Translator, translate_text
-from llm_helpers import make_dataset, method, run, serve
-
 from mt_eval.methods.pipeline import ValidateRetryMethod, WordListValidator
 from mt_eval.providers.cache import ResponseCache
+from support.llm_fake import Fault, Translator, translate_text
+from support.llm_helpers import make_dataset, method, run, serve
 
 
 def test_concurrency_is_real_and_capped() -> None:

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm_fake import Fault, Translator, translate_text
-from llm_helpers import make_dataset, method, run, serve, write_text_pair
 
 from mt_eval.engine.failures import Failures, describe, error_kind
 from mt_eval.engine.runner import RunStopped, run_method
+from support.llm_fake import Fault, Translator, translate_text
+from support.llm_helpers import make_dataset, method, run, serve, write_text_pair
 
 MT_EVAL = [sys.executable, "-c", "from mt_eval.cli import main; main()"]
 SECRET = "sk-test-FAILURES-1187"

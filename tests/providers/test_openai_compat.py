@@ -1,4 +1,4 @@
-"""The OpenAI-compatible client against a real local HTTP server (tests/providers/fake_openai.py)."""
+"""The OpenAI-compatible client against a real local HTTP server (tests/support/fake_openai.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import time
 from email.utils import formatdate
 
 import pytest
-from fake_openai import FakeOpenAI, Fault
 
 from mt_eval.errors import UserError
 from mt_eval.providers import (
@@ -21,6 +20,7 @@ from mt_eval.providers import (
     parse_retry_after,
     resolve_endpoint,
 )
+from support.fake_openai import FakeOpenAI, Fault
 
 FAST = RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.05)
 

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-from fake_openai import FakeOpenAI
-
 from mt_eval.providers import ChatRequest, Endpoint, OpenAICompatClient, RetryPolicy
+from support.fake_openai import FakeOpenAI
 
 
 def _many(server: FakeOpenAI, n: int, concurrency: int) -> None:

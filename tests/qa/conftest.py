@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from data_paths import XQUAD
-
-# The fake OpenAI server lives with the provider tests (tests/providers/fake_openai.py).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI, Fault
 from qa_helpers import write_jsonl
 from typer.testing import CliRunner
 
@@ -24,6 +23,7 @@ from mt_eval.qa.judge import (
     parse_judgment,
 )
 from mt_eval.qa.run import JudgeConfig
+from support.fake_openai import FakeOpenAI, Fault
 
 FAST = RetryPolicy(max_attempts=2, base_delay=0.01, max_delay=0.02)
 

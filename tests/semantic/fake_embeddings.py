@@ -1,6 +1,6 @@
 """A real HTTP server on 127.0.0.1 speaking OpenAI's ``POST /v1/embeddings``, for tests.
 
-The pattern of ``tests/providers/fake_openai.py`` (a real socket, recorded requests), for the other
+The pattern of ``tests/support/fake_openai.py`` (a real socket, recorded requests), for the other
 endpoint: each input text gets a deterministic vector (``vector_for``: non-negative, from the text's
 SHA-256), so a test can compute the expected cosine with NumPy on its own. ``status`` makes every
 request fail with that HTTP status; ``answer`` replaces the body (malformed answers).

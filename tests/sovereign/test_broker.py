@@ -1,4 +1,4 @@
-"""The LLM egress broker against the test suite's real OpenAI-protocol server (tests/providers/fake_openai.py)
+"""The LLM egress broker against the test suite's real OpenAI-protocol server (tests/support/fake_openai.py)
 standing in for the governance-configured provider, with a bundle that calls it from inside the sandbox.
 
 References: what the server itself recorded (paths, models, Authorization headers) and the usage it
@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
 
 from mt_eval.errors import UserError
 from mt_eval.sovereign.broker import BrokerConfig, egress_config
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.runner import execute, score
 from mt_eval.sovereign.sandbox import new_workdir
+from support.fake_openai import FakeOpenAI
 from support.sovereign import TINY, small_dataset
 
 KEY = "gov-secret-key-123"

@@ -17,13 +17,13 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_openai import FakeOpenAI
 
 from mt_eval.errors import UserError
 from mt_eval.sovereign.broker import ROUTE, Broker, BrokerConfig
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.egress_server import ServerLimits
 from mt_eval.sovereign.runner import execute
+from support.fake_openai import FakeOpenAI
 from support.sovereign import TINY, small_dataset
 
 KEY = "gov-secret-key-456"

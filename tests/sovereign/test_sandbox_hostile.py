@@ -13,11 +13,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
 
 from mt_eval.sovereign.bundle import load_bundle
 from mt_eval.sovereign.runner import SandboxReport, execute, score
 from mt_eval.sovereign.sandbox import new_workdir
+from support.fake_openai import FakeOpenAI
 from support.sovereign import REPO, TINY, small_dataset, write_policy
 
 

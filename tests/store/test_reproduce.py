@@ -1,8 +1,8 @@
 """``mt-eval reproduce``: re-run a card's method and check every weighted metric within ±2 %.
 
 Real parts: Apertium eng→spa (deterministic: a reproduction must give the same outputs), and an LLM
-method against the test suite's local OpenAI-protocol server (``tests/providers/fake_openai.py``
-with the deterministic translator of ``tests/llm/llm_fake.py``); the reproduction then talks to a
+method against the test suite's local OpenAI-protocol server (``tests/support/fake_openai.py``
+with the deterministic translator of ``tests/support/llm_fake.py``); the reproduction then talks to a
 second server that answers differently, standing for a provider whose model changed.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,9 @@ from mt_eval.runcard.reproduce import compare_cards, within_tolerance
 from mt_eval.store import open_store
 from mt_eval.store.models import Reproduction
 from store_fixtures import register_corpus
+from support.llm_fake import FakeOpenAI, Translator
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "llm"))
-from llm_fake import FakeOpenAI, Translator  # noqa: E402
 
 CORPUS = ROOT / "examples" / "ntrex128-eng-spa.json"
 runner = CliRunner()

@@ -1,7 +1,7 @@
 """Cards with opt-in metrics in the store: ``publish`` and ``rescore`` recompute generated judges, comet_score and
 semantic_score as ``verify`` does.
 
-A judge card (the real local OpenAI-protocol server, tests/providers/fake_openai.py) and a COMET card (the comet
+A judge card (the real local OpenAI-protocol server, tests/support/fake_openai.py) and a COMET card (the comet
 tests' tiny checkpoints, tests/comet/conftest.py) are refused by ``publish`` without ``--judge`` /
 ``--comet-model`` with verify's own line (exit 1, nothing written, not even the plain card beside them), and
 published with them, the judge answering from its response cache (the server sees no request). A semantic card
@@ -30,9 +30,8 @@ from mt_eval.store.models import Card, CardLink
 from store_fixtures import register_corpus
 
 TESTS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS / "providers"))
 sys.path.insert(0, str(TESTS / "comet"))  # the tiny fixture imports tiny_comet from there
-from fake_openai import FakeOpenAI  # noqa: E402
+from support.fake_openai import FakeOpenAI  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("comet_fixtures_store", TESTS / "comet" / "conftest.py")
 assert _spec is not None and _spec.loader is not None

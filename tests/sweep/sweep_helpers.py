@@ -1,5 +1,5 @@
 """Shared set-up for the sweep tests. Sweeps run against the real local OpenAI-protocol server
-(tests/providers/fake_openai.py) and real Apertium, on the bundled NTREX-128 eng→spa corpus; the Ray
+(tests/support/fake_openai.py) and real Apertium, on the bundled NTREX-128 eng→spa corpus; the Ray
 tests use a real local Ray cluster.
 
 ``Oracle`` is the "provider": it knows each source's reference, so every model/temperature/prompt
@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
-
-from fake_openai import FakeOpenAI
+from support.fake_openai import FakeOpenAI
 
 __all__ = ["CORPUS", "FAST", "FakeOpenAI", "LocalSweep", "Oracle", "cards_in", "expected", "oracle_key", "write_sweep"]
 

@@ -4,18 +4,15 @@ outputs the card holds, and a different prompt file is another method hash, refu
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("llm", "providers")]
-from llm_fake import FakeOpenAI, Translator  # noqa: E402
-from llm_helpers import make_dataset, write_text_pair  # noqa: E402
-
-from mt_eval.api.translate import card_method_hash  # noqa: E402
-from mt_eval.cli import app  # noqa: E402
+from mt_eval.api.translate import card_method_hash
+from mt_eval.cli import app
+from support.llm_fake import FakeOpenAI, Translator
+from support.llm_helpers import make_dataset, write_text_pair
 
 N = 6
 

@@ -17,9 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
-
-from fake_openai import FakeOpenAI, Fault
+from support.fake_openai import FakeOpenAI, Fault
 
 __all__ = ["FakeOpenAI", "Fault", "Translator", "translate_text"]
 

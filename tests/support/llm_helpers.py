@@ -6,12 +6,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from llm_fake import FakeOpenAI, Translator
-
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.engine.runner import EngineStats, run_method
 from mt_eval.methods.base import Translation
 from mt_eval.methods.llm import LLMMethod, LLMSettings
+from support.llm_fake import FakeOpenAI, Translator
 
 
 def make_dataset(n: int, words: int = 8) -> Dataset:
