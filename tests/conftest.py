@@ -7,6 +7,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+# pytest-xdist starts its workers with COLUMNS=80, and rich's consoles, made when mt_eval.cli is imported below,
+# take an explicit COLUMNS as the page width: tables that a pipe or a serial run prints 240 wide came out folded
+# at 80 on a worker (11 CLI tests failed under `make test` only). A test that wants a width still passes its own.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+
 import pytest
 
 from data_paths import NTREX
