@@ -3,8 +3,10 @@
 The es card declares an Apertium analyser, so a run scores profile A with ``fst_acceptance_rate``;
 ``--skip-analyser`` (``skip_analyser=True``) scores the very same output with profile B. Both
 composites are recomputed here by hand as Σ w·normalised(v) / Σ w over the metrics that have a
-value, with the spec's weight tables typed in from §4.3 (not imported from the code under test), and
-the reference-free terms scaled by adequacy as docs/decisions.md §22 states it.
+value, with the spec's weight tables typed in from §4.3 (not imported from the code under test), under
+the default rule ``anchored-2`` as docs/decisions.md §22 and §67 state it: reference-free terms scaled by
+adequacy × word order, near-miss credit for the matches, saturated FST and hallucination credit, and the
+whole multiplied by 1 − critical_error_rate.
 """
 
 from __future__ import annotations
@@ -38,7 +40,19 @@ REFERENCE_FREE = {"fst_acceptance_rate", "code_switching_rate", "hallucination_r
 N = 30
 
 
-def _normalised(metric_id: str, value: float) -> float:
+# docs/decisions.md §67 (anchored-2): word order O = min(1, (BLEU / chrF++) / 0.5) scales the reference-free
+# terms (with adequacy) and semantic_score; exact/equivalent match earn at least chrF++/100 × O; FST acceptance
+# earns full credit from 0.85, hallucination up to the human references' rate 0.05.
+MATCHES = {"exact_match_rate", "equivalent_match_rate"}
+
+
+def _normalised(metric_id: str, value: float, scores: dict[str, Any], order: float) -> float:
+    if metric_id == "fst_acceptance_rate":
+        return min(1.0, value / 0.85)
+    if metric_id == "hallucination_rate":
+        return min(1.0, (1 - value) / 0.95)
+    if metric_id in MATCHES:
+        return max(value, scores["chrf_plus_plus"] / 100 * order)
     if metric_id in DIV100:
         return value / 100
     if metric_id in INVERT:
@@ -51,9 +65,11 @@ def _by_hand(scores: dict[str, Any], weights: dict[str, float]) -> tuple[float, 
     total = sum(available.values())
     r = scores["length_ratio"]
     adequacy = min(1.0, scores["chrf_plus_plus"] / 52.0) * math.exp(1 - max(r, 1 / r))
-    composite = sum(w * _normalised(m, scores[m]) * (adequacy if m in REFERENCE_FREE else 1.0)
+    order = min(1.0, scores["bleu"] / scores["chrf_plus_plus"] / 0.5)
+    scale = {m: adequacy * order for m in REFERENCE_FREE} | {"semantic_score": order}
+    composite = sum(w * _normalised(m, scores[m], scores, order) * scale.get(m, 1.0)
                     for m, w in available.items()) / total
-    return composite, {m: w / total for m, w in available.items()}
+    return composite * (1 - scores["critical_error_rate"]), {m: w / total for m, w in available.items()}
 
 
 def _degrade(i: int, reference: str) -> str:
@@ -98,6 +114,7 @@ def test_es_card_scores_profile_a_with_fst(runs: dict[str, dict[str, Any]]) -> N
     # terminology (no file).
     for missing in ("morphological_accuracy", "semantic_score", "equivalent_match_rate", "terminology_adherence"):
         assert scores[missing] is None
+    assert card["composite_rule"] == "anchored-2"  # the default (§67), the rule _by_hand types in
     composite, weights = _by_hand(scores, SPEC_A)
     assert set(weights) == {"fst_acceptance_rate", "chrf_plus_plus", "exact_match_rate", "code_switching_rate",
                             "hallucination_rate"}

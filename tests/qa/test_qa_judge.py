@@ -156,7 +156,8 @@ def test_compare_with_judge_reports_semantic_score(tmp_path: Path) -> None:
     with FakeOpenAI(api_key="sk-local") as server:
         args = ["compare", "--gold", str(gold), "--baseline", "direct", f"direct={direct}", f"rag={rag}",
                 "--judge-model", "judge/model", "--judge-base-url", server.base_url,
-                "--judge-api-key-env", "FAKE_JUDGE_KEY", "--judge-cache", str(cache), "--out", str(out)]  # fmt: skip
+                "--judge-api-key-env", "FAKE_JUDGE_KEY", "--judge-cache", str(cache), "--out", str(out),
+                "--spec-block"]  # fmt: skip
         result = CliRunner().invoke(app, ["qa", *args], env={"FAKE_JUDGE_KEY": "sk-local"})
         assert result.exit_code == 0, result.output
         assert len(server.requests) == 5  # q1 "11年" is the same answer in both systems: asked once

@@ -45,7 +45,7 @@ def test_gold_as_predictions_through_the_cli(xquad_dir: Path, tmp_path: Path) ->
     out = tmp_path / "metrics.json"
     result = CliRunner().invoke(app, ["qa",
         "score", "--gold", str(xquad_dir / "xquad.zh.json"), "--predictions", str(preds),
-        "--lang", "zh", "--system", "gold", "--out", str(out),
+        "--lang", "zh", "--system", "gold", "--out", str(out), "--spec-block",  # the plain block (§56)
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "gold     | EM=1.000±0.000 | F1=1.000±0.000 | RLC=0.951±0.195 |" in result.stdout

@@ -72,7 +72,9 @@ def test_the_card_records_the_checkpoint_and_keeps_comet_out_of_the_composite(ca
 
     card, plain = _card(cards, "comet"), _card(cards, "plain")
     config = CometConfig.parse(str(cards["tiny"]["a"]))
-    assert card["comet"] == config.card_block() and str(cards["tiny"]["a"]) not in json.dumps(card["comet"])
+    assert card["comet"] == config.card_block("es") and str(cards["tiny"]["a"]) not in json.dumps(card["comet"])
+    # The registry block (decisions §69): an unregistered checkpoint is never validated for the run's target.
+    assert card["comet"]["validated_for_target"] is False and "not a registered model" in card["comet"]["caveat"]
     components = card["fingerprint"]["components"]
     assert components["comet_checkpoint_sha256"] == config.sha256 and components["comet_model"] == "tiny-comet-a"
     assert card["fingerprint"]["hash"] != plain["fingerprint"]["hash"]

@@ -114,7 +114,10 @@ def test_filters_and_sorts(cards: dict[str, Path], db_url: str) -> None:
     assert len(_board(db_url, "--dataset", sha[:10])) == 5
     assert len(_board(db_url, "--dataset", "ntrex128-eng-spa-demo")) == 5
     assert _board(db_url, "--dataset", "no-such-dataset") == []
-    assert {r["quality_tier"] for r in _board(db_url, "--tier", "emerging")} == {"emerging"}
+    # anchored-2 (decisions §67): half is baseline, truncated functional, near/near2/profile_b fluent
+    baseline = _board(db_url, "--tier", "baseline")
+    assert len(baseline) == 1 and {r["quality_tier"] for r in baseline} == {"baseline"}
+    assert _board(db_url, "--tier", "emerging") == []
     # decisions §20: an unreviewed fluent card counts (and filters) as functional, shown awaiting review
     functional = _board(db_url, "--tier", "functional")
     assert "fluent" in {r["quality_tier"] for r in functional}
