@@ -246,6 +246,8 @@ def score(dataset: Dataset, bundle: Bundle, translations: list[Translation], rep
     """The sealed full card (texts included: it stays with governance), scored outside the sandbox."""
     from mt_eval.analyzers.registry import require_analyser
     from mt_eval.languages.card import language_card
+    from mt_eval.metrics.embeddings import SemanticConfig
+    from mt_eval.metrics.semantic import DEFAULT_BACKEND, SemanticScore
     from mt_eval.runcard.builder import RunInfo, build_card
     from mt_eval.scoring.pipeline import source_warnings
 
@@ -257,8 +259,11 @@ def score(dataset: Dataset, bundle: Bundle, translations: list[Translation], rep
                    cost_source="provider" if gateway else None)
     # the card seals its statistics' sha256 (the bytes are not kept: governance rank rebuilds them from
     # results[] and ranks only when they hash the same, i.e. under the metric versions that scored the run)
+    # the metrics ``mt-eval run`` scores by default: semantic_score with the bundled e5 too (§72; local, on CPU,
+    # here outside the sandbox), so a bundle's card scores what the same method's ordinary run does
+    semantic = SemanticScore(SemanticConfig.parse(DEFAULT_BACKEND, None, None))
     card, _ = build_card(dataset, identity_for(bundle, policy, str(report.egress["mode"])), translations, info,
-                         target, source, statistics_file=FULL_CARD_STATISTICS)
+                         target, source, statistics_file=FULL_CARD_STATISTICS, opt_in=[semantic])
     return card
 
 
