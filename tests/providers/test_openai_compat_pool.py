@@ -33,7 +33,9 @@ def test_every_slot_keeps_its_connection_above_httpx_default_pool() -> None:
     with FakeOpenAI(base_delay=0.05) as server:
         _many(server, 400, concurrency=40)
     assert len(server.requests) == 400 and server.max_in_flight <= 40
-    assert len({r.peer_port for r in server.requests}) == 40  # 40 connections for 400 requests
+    # 40 connections for 400 requests on a quiet machine; a loaded one (two xdist workers) sees a few reconnects
+    # (64 measured), while httpx's default pool of 20 would reconnect 20 slots per request: ~200 ports
+    assert 40 <= len({r.peer_port for r in server.requests}) <= 100
 
 
 class _CountingFinder:

@@ -144,7 +144,9 @@ def test_registered_slice_ranks_by_chrf_then_by_composite(three: dict[str, Any],
     assert {r["run_card_hash"] for r in again} == before  # the same cards: nothing was re-published
     composites = {k: json.loads(cards[k].read_text(encoding="utf-8"))["scores"]["composite"] for k in SYSTEMS}
     assert [name[r["method"]] for r in again] == sorted(SYSTEMS, key=lambda k: -composites[k])
-    assert name[again[0]["method"]] == "shuffled"  # last by chrF++, first by the composite
+    # the keys rank differently: 70 % exact matches lift "shuffled" above "truncated" by the composite, while
+    # chrF++ puts it last (under anchored-1 it was first; anchored-2 weighs the 3 scrambled entries' word order)
+    assert [name[r["method"]] for r in again] == ["nopunct", "shuffled", "truncated"] != expected
     table = " ".join(_cli("leaderboard", "--db", db_url).output.split())
     assert "ranked by composite (the dataset's primary metric)" in table
 
