@@ -39,6 +39,7 @@ LAYERS: list[list[str]] = [
     ["judgments"],
     ["calibration"],
     ["sovereign", "sweep"],
+    ["contest"],
     ["render"],
     ["web"],
     ["cli"],

@@ -49,8 +49,12 @@ from mt_eval.sovereign.policy import Policy, read_policy
 DEFAULT_DIR = Path("governance")
 LOG, HEAD, POLICY, LOCK = "audit.jsonl", "audit.head", "policy.toml", ".audit.lock"
 GENESIS = "0" * 64
+# A contest's whole state is its own Governance log (contest/state.py reads these; decisions: contests)
+CONTEST_KINDS = ("contest.create", "contest.submit", "contest.qualify", "contest.approve", "contest.execute",
+                 "contest.fail", "contest.rank", "contest.close", "contest.publish")
 KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy", "approve", "revoke_custodian",
-         "submitter_add", "submitter_revoke", "consent", "consent_revoke", "consent_reinstate")
+         "submitter_add", "submitter_revoke", "consent", "consent_revoke", "consent_reinstate",
+         *CONTEST_KINDS)
 SECRET_MARKERS = ("AGE-SECRET-KEY-", "PRIVATE KEY")  # an identity or a signing key never enters the log
 
 
