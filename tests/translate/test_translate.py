@@ -185,3 +185,41 @@ def test_serve_method_command_with_card_names_the_cards_hashes(card: tuple[Path,
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_serve_method_with_a_token_refuses_requests_without_it() -> None:
+    """A served method may spend a paid provider's budget: with a token, nothing answers without it."""
+    from fastapi.testclient import TestClient
+
+    method = build_method("apertium:eng-spa", dataset=None)  # type: ignore[arg-type]
+    token = "s3cret-token-0123456789abcdef"
+    client = TestClient(create_method_app(method, source_lang="en", target_lang="es", token=token))
+    for headers in ({}, {"Authorization": "Bearer wrong-token-0123456789abcd"}, {"Authorization": token},
+                    {"Authorization": f"Basic {token}"}):
+        for answer in (client.post("/translate", json={"segments": ["Hello."]}, headers=headers),
+                       client.get("/method", headers=headers)):
+            assert answer.status_code == 401, (headers, answer.text)
+            assert answer.headers["www-authenticate"] == "Bearer" and "token" in answer.json()["error"]
+            assert answer.json()["method_hash"] and "translations" not in answer.json()
+    ok = client.post("/translate", json={"segments": ["Hello."]}, headers={"Authorization": f"Bearer {token}"})
+    assert ok.status_code == 200 and ok.json()["translations"][0]
+
+
+@pytest.mark.parametrize(("host", "env", "message"), [
+    ("0.0.0.0", {}, "--token-env"),
+    ("192.168.1.5", {"MT_EVAL_METHOD_TOKEN": ""}, "--token-env"),
+    ("0.0.0.0", {"MT_EVAL_METHOD_TOKEN": "short"}, "at least 16"),
+])
+def test_serve_method_command_refuses_a_public_address_without_a_token(host: str, env: dict[str, str], message: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app as cli_app
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    extra = ["--token-env", "MT_EVAL_METHOD_TOKEN"] if env else []
+    result = CliRunner().invoke(cli_app, ["serve-method", "--method", "apertium:eng-spa", "-l", "en-es",
+                                          "--host", host, "--port", "1", *extra])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output

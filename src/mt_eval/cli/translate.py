@@ -154,6 +154,8 @@ def serve_method(
     method: MethodOpt = None, card: CardOpt = None, lang_pair: LangPairOpt = None,
     host: Annotated[str, opt("Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, opt("Port to listen on.")] = 8100,
+    token_env: Annotated[str | None, opt("Environment variable holding the bearer token every request must "
+                                         "carry (required on an address other than loopback).")] = None,
     max_segments: Annotated[int, opt("Segments per request at most (413 above).")] = 256,
     max_body_bytes: Annotated[int, opt("Request body bytes at most (413 above).")] = 1_000_000,
     model: ModelOpt = None, base_url: BaseUrlOpt = LLM.base_url, api_key_env: KeyEnvOpt = LLM.api_key_env,
@@ -168,19 +170,52 @@ def serve_method(
     Example:
 
       mt-eval serve-method --method apertium:eng-spa -l en-es --port 8100
+
+      export MT_EVAL_METHOD_TOKEN=$(openssl rand -hex 16)
+
+      mt-eval serve-method --card run_card.json --host 0.0.0.0 --token-env MT_EVAL_METHOD_TOKEN
     """
     from mt_eval.api.translate import dataset_from_segments
     from mt_eval.web.method_server import Limits, create_method_app
     from mt_eval.web.method_server import serve_method as run_server
 
+    token = _serving_token(host, token_env)
     src, tgt = _card_languages(card, *language_pair(lang_pair, None, None))
     if not src or not tgt:
         raise UserError("give the language pair: -l SRC-TGT (or --card)")
     llm = _llm_options(model, base_url, api_key_env, system_prompt, coaching, batch_size, concurrency, no_cache,
                        (temperature, max_tokens, llm_seed), validator, fst_retries)
     built, card_hash = _method(method, card, dataset_from_segments([], src, tgt), llm)
-    app = create_method_app(built, source_lang=src, target_lang=tgt, card_hash=card_hash,
+    app = create_method_app(built, source_lang=src, target_lang=tgt, card_hash=card_hash, token=token,
                             limits=Limits(max_body_bytes=max_body_bytes, max_segments=max_segments))
     err.print(f"serving {built.identity.name} on http://{host}:{port} (POST /translate, GET /method)",
               highlight=False, markup=False)
     run_server(app, host=host, port=port)
+
+
+MIN_TOKEN_CHARS = 16
+
+
+def _serving_token(host: str, token_env: str | None) -> str | None:
+    """The bearer token from ``token_env``; a non-loopback address without one is refused (anyone reaching it
+    could spend the method's provider budget)."""
+    import ipaddress
+    import os
+
+    if token_env is None:
+        try:
+            loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if not loopback:
+            raise UserError(f"serving on {host} without a token lets anyone who reaches it run this method (and spend "
+                            "its budget)", field="--host",
+                            hint="export MT_EVAL_METHOD_TOKEN=$(openssl rand -hex 16) and add --token-env "
+                                 "MT_EVAL_METHOD_TOKEN, or serve on 127.0.0.1")
+        return None
+    token = os.environ.get(token_env, "").strip()
+    if len(token) < MIN_TOKEN_CHARS:
+        state = "is not set" if not token else f"holds {len(token)} characters"
+        raise UserError(f"{token_env} {state}: the token must have at least {MIN_TOKEN_CHARS} characters",
+                        field="--token-env", hint=f"export {token_env}=$(openssl rand -hex 16)")
+    return token

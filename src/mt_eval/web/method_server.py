@@ -6,6 +6,10 @@ the identity. Every response carries the method card hash, so a caller can check
 earned the method its tier. Requests are bounded before any work: the body in bytes (413), the segment
 count (413) and each segment's length (413); anything else malformed is 422 with a one-line reason.
 
+With a ``token`` every request must carry ``Authorization: Bearer TOKEN`` (401 otherwise, compared in constant
+time): a served LLM method spends its owner's provider budget for whoever can reach it, so the command refuses a
+non-loopback address without one.
+
 Requests are served one at a time (an ``asyncio.Lock``): ``run_method`` opens and closes the method around
 each call, and two overlapping calls would close the other's client or Apertium process under it.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +59,20 @@ async def _body(request: Request, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
+def _authorised(request: Request, token: str | None) -> bool:
+    if token is None:
+        return True
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    # compare_digest on bytes: constant time, and no UnicodeError on a non-ASCII header value.
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def _unauthorised(hashed: str) -> JSONResponse:
+    answer = _refuse(401, "a bearer token is required: send Authorization: Bearer TOKEN", hashed)
+    answer.headers["WWW-Authenticate"] = "Bearer"
+    return answer
+
+
 def _segments(raw: bytes, limits: Limits) -> tuple[int, str] | list[str]:
     """The request's segments, or (status, one-line reason)."""
     try:
@@ -74,22 +93,27 @@ def _segments(raw: bytes, limits: Limits) -> tuple[int, str] | list[str]:
 
 
 def create_method_app(method: Method, *, source_lang: str, target_lang: str, limits: Limits = Limits(),
-                      card_hash: str | None = None) -> FastAPI:
+                      card_hash: str | None = None, token: str | None = None) -> FastAPI:
     """The app serving ``method`` from ``source_lang`` into ``target_lang``; ``card_hash``: the sealed card the
-    method was checked against (``--card``), named in every response."""
+    method was checked against (``--card``), named in every response; ``token``: the bearer token every request
+    must carry (None: none asked, for a loopback address)."""
     app = FastAPI(title="mt-eval method", docs_url=None, redoc_url=None, openapi_url=None)
     hashed = method_hash(method.identity)
     card = {"run_card_hash": card_hash} if card_hash else {}
     lock = asyncio.Lock()
 
-    @app.get("/method")
-    async def describe() -> dict[str, Any]:
+    @app.get("/method", response_model=None)
+    async def describe(request: Request) -> dict[str, Any] | JSONResponse:
+        if not _authorised(request, token):
+            return _unauthorised(hashed)
         return {**identity_record(method), "source_language": source_lang, "target_language": target_lang,
                 "limits": {"max_body_bytes": limits.max_body_bytes, "max_segments": limits.max_segments,
                            "max_segment_chars": limits.max_segment_chars}, **card}
 
     @app.post("/translate")
     async def translate(request: Request) -> JSONResponse:
+        if not _authorised(request, token):
+            return _unauthorised(hashed)
         raw = await _body(request, limits.max_body_bytes)
         if raw is None:
             return _refuse(413, f"request body over {limits.max_body_bytes} bytes", hashed)
