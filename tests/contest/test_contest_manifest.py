@@ -92,3 +92,34 @@ def test_existing_contest_and_bad_fields_are_refused(tmp_path: Path) -> None:
         make_contest(tmp_path, name="Bad_Id")
     with pytest.raises(UserError, match="primary metric 'nonsense'"):
         make_contest(tmp_path, name="m", primary_metric="nonsense")
+
+
+def test_cli_create_show_list(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+
+    runner = CliRunner()
+    root = tmp_path / "contests" / "eng-spa"
+    key, recipient = custodian(tmp_path)
+    args = ["contest", "create", str(root), "--corpus", str(CORPUS), "--id", "eng-spa", "--title", "eng→spa",
+            "--organiser", "Council", "--seed", "3", "--dev-size", "10", "--secret-size", "15", "--threshold", "25",
+            "--recipient", recipient]  # fmt: skip
+    refused = runner.invoke(app, args)  # no consent recorded yet
+    assert refused.exit_code == 2 and "no community consent record" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+    record_consent(root, tmp_path)
+    made = runner.invoke(app, args)
+    assert made.exit_code == 0, made.output
+    assert "10 dev entries" in made.output and "15 secret entries" in made.output
+    shown = runner.invoke(app, ["contest", "show", str(root)])
+    assert shown.exit_code == 0 and "results: hidden until close" in shown.output and "no entries yet" in shown.output
+    as_json = json.loads(runner.invoke(app, ["contest", "show", str(root), "--json"]).stdout)
+    assert (as_json["id"], as_json["results_hidden"], as_json["dev_size"]) == ("eng-spa", True, 10)
+    listed = runner.invoke(app, ["contest", "list", str(tmp_path / "contests")])
+    assert listed.exit_code == 0 and "eng-spa" in listed.output and "open" in listed.output
+    other = [str(tmp_path / "other") if a == str(root) else "150" if a == "10" else "60" if a == "15" else a
+             for a in args]
+    small = runner.invoke(app, other)
+    assert small.exit_code == 2 and "the corpus has 200" in small.output, small.output
+    assert key.is_file()

@@ -18,6 +18,7 @@ from mt_eval.cli import (
     cards,
     catalog,
     compare,
+    contest,
     datasets,
     governance,
     keys,
@@ -98,6 +99,7 @@ app.command("robustness")(robustness.robustness)
 app.add_typer(accounts.accounts_app, name="accounts")
 app.add_typer(qa.qa_app, name="qa")
 app.command("power")(power.power)
+app.add_typer(contest.contest_app, name="contest")
 
 
 def main() -> None:

@@ -1,0 +1,125 @@
+"""``mt-eval contest``: a community's contest from create to export (issue 25).
+
+One function per command; the work is in ``mt_eval.contest`` (manifest, state, entries, ranking, lifecycle),
+the words in ``render/contest.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from mt_eval.cli.common import err, opt, out
+from mt_eval.errors import UserError
+
+contest_app = typer.Typer(help="Contests: split and seal a set, take entries, qualify, execute, rank, close, export.",
+                          no_args_is_help=True)
+
+RootArg = Annotated[Path, typer.Argument(help="The contest folder (contest.json, governance/, dev.json, vault/).")]
+JsonOpt = Annotated[bool, opt("Print JSON instead of tables.", "--json")]
+OrganiserOpt = Annotated[bool, opt("Show what only the organiser sees (entrant names; results before close).",
+                                   "--organiser")]
+
+
+@contest_app.command("create")
+def create(
+    root: RootArg,
+    corpus: Annotated[Path, opt("The corpus to split (.json, .jsonl, .tsv).", "--corpus", "-c")],
+    contest_id: Annotated[str, opt("The contest's id (lowercase letters, digits, '-').", "--id")],
+    title: Annotated[str, opt("The contest's title.", "--title")],
+    organiser: Annotated[str, opt("Who runs the contest (recorded in the log and the manifest).", "--organiser")],
+    seed: Annotated[int, opt("The seed of the split (anyone with the corpus and the seed can redo it).", "--seed")],
+    dev_size: Annotated[int, opt("Entries in the public development split.", "--dev-size")],
+    secret_size: Annotated[int, opt("Entries in the sealed secret split.", "--secret-size")],
+    threshold: Annotated[float, opt("Qualifier threshold on the primary metric, on the dev split (chrF++: 0-100).",
+                                    "--threshold")],
+    recipient: Annotated[list[str] | None, opt("A custodian's public key (age1…, vault keygen); repeat for "
+                                               "several.", "--recipient", "-r")] = None,
+    custody: Annotated[Path | None, opt("A quorum's custody record (vault keygen --shares): entries run after its "
+                                        "threshold of custodians approve.", "--custody")] = None,
+    licence: Annotated[str | None, opt("The licence entrants accept (default: the corpus's).", "--licence")] = None,
+    primary_metric: Annotated[str, opt("The metric that qualifies and ranks.", "--primary-metric")] = "chrf_plus_plus",
+    visibility: Annotated[str, opt("public (listed, anyone submits), team (listed, --member submits) or private "
+                                   "(only --member sees it).", "--visibility")] = "public",
+    member: Annotated[list[str] | None, opt("An account allowed in a team or private contest; repeat.",
+                                            "--member")] = None,
+    show_results: Annotated[bool, opt("Show secret-split results before close (default: hidden until close).",
+                                      "--show-results")] = False,
+    named: Annotated[bool, opt("Show entrants' names to everyone (default: Entrant 1..N).", "--named")] = False,
+    require_signatures: Annotated[bool, opt("Entries must be signed with a registered submitter key.",
+                                            "--require-signatures")] = False,
+    max_artefact_mb: Annotated[int, opt("Largest entry artefact, MiB.", "--max-artefact-mb")] = 256,
+    deadline: Annotated[str | None, opt("Last day for entries (YYYY-MM-DD).", "--deadline")] = None,
+) -> None:
+    """Create a contest: split the corpus with the seed, seal the secret split, write the public dev split.
+
+    Sealing is refused unless ROOT/governance holds the language community's consent record in force for the
+    dataset covering gold_standard (mt-eval governance consent add --governance ROOT/governance …).
+
+    Example: mt-eval contest create contests/eng-spa --corpus corpus.json --id eng-spa --title "eng→spa 2026"
+    --organiser "Language Council" --seed 7 --dev-size 50 --secret-size 100 --threshold 30 --recipient age1…
+    """
+    from mt_eval.contest.manifest import DEV, VAULT, create_contest
+    from mt_eval.sovereign.custody import read_record
+
+    record = read_record(custody) if custody is not None else None
+    recipients = recipient or ([record.recipient] if record is not None else [])
+    if not recipients:
+        raise UserError("--recipient or --custody: the secret split is sealed to the custodians' keys")
+    m = create_contest(root, corpus, contest_id=contest_id, title=title, organiser=organiser, seed=seed,
+                       dev_size=dev_size, secret_size=secret_size, threshold=threshold, recipients=recipients,
+                       custody=record.as_json() if record is not None else None, licence=licence,
+                       primary_metric=primary_metric, visibility=visibility, members=member or [],
+                       results_hidden_until_close=not show_results, anonymise=not named,
+                       require_signatures=require_signatures, max_artefact_mb=max_artefact_mb, deadline=deadline)
+    out.print(f"created contest {escape(m.id)}: {m.dev_size} dev entries in {escape(str(root / DEV))}, "
+              f"{m.secret_size} secret entries sealed in {escape(str(root / VAULT))} "
+              f"(quorum {m.quorum}); manifest sha256 recorded in the audit log", highlight=False)
+
+
+@contest_app.command("show")
+def show(root: RootArg, organiser: OrganiserOpt = False, as_json: JsonOpt = False) -> None:
+    """Show a contest's rules and entries as the public sees them (--organiser: everything).
+
+    Example: mt-eval contest show contests/eng-spa
+    """
+    from mt_eval.contest.state import contest_state, contest_view
+    from mt_eval.render.contest import entries_table, rules_lines
+
+    view = contest_view(contest_state(root), organiser=organiser)
+    if as_json:
+        typer.echo(json.dumps(view.as_json(), ensure_ascii=False, indent=1))
+        return
+    for line in rules_lines(view):
+        out.print(line, highlight=False)
+    if view.entries:
+        out.print(entries_table(view))
+    else:
+        out.print("no entries yet", highlight=False)
+
+
+@contest_app.command("list")
+def list_command(
+    folder: Annotated[Path, typer.Argument(help="A folder of contest folders.")] = Path("contests"),
+    as_json: JsonOpt = False,
+) -> None:
+    """List the contests in a folder (a contest whose log or manifest fails its checks is named as refused).
+
+    Example: mt-eval contest list contests
+    """
+    from mt_eval.contest.state import contest_view, list_contests
+    from mt_eval.render.contest import list_table
+
+    states, refused = list_contests(folder)
+    if as_json:
+        typer.echo(json.dumps([contest_view(s).as_json() for s in states], ensure_ascii=False, indent=1))
+    elif states:
+        out.print(list_table(states))
+    else:
+        out.print(f"no contests in {escape(str(folder))}", highlight=False)
+    for line in refused:
+        err.print(f"[red]refused[/red] {escape(line)}", highlight=False)
