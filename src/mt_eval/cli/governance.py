@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from mt_eval.cli.common import err, opt, out
 from mt_eval.cli.consent import consent_app
+from mt_eval.cli.ownership import ownership_app
 from mt_eval.cli.store import DbOpt
 
 governance_app = typer.Typer(help="Governance of sovereign evaluations: audit log, consent, budget, publishing.",
@@ -140,6 +141,7 @@ submitter_app = typer.Typer(help="Registered submitter keys: who may submit, and
                                  "against.", no_args_is_help=True)
 governance_app.add_typer(submitter_app, name="submitter")
 governance_app.add_typer(consent_app, name="consent")  # cli/consent.py: community consent records
+governance_app.add_typer(ownership_app, name="ownership")  # cli/ownership.py: §8.3 ownership transfer
 
 
 @submitter_app.command("add")

@@ -58,3 +58,14 @@ def policy_lines(policy: Any, revoked: Mapping[str, str]) -> list[str]:
              f"egress models: {escape(', '.join(policy.models) or '(none: --model NAME)')}"]  # fmt: skip
     lines += [f"revoked: {escape(target)} ({escape(reason)})" for target, reason in revoked.items()]
     return lines
+
+
+def ownership_table(trail: Sequence[Any]) -> Table:
+    """``governance ownership status``: one row per step of a method's trail (``ownership.Step``), oldest first."""
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("when (UTC)", "state", "who", "detail", "event"):
+        table.add_column(column, overflow="fold")
+    for step in trail:
+        table.add_row(step.when[:19].replace("T", " "), step.state, escape(step.who), escape(step.detail),
+                      step.event[:12])
+    return table

@@ -52,9 +52,12 @@ GENESIS = "0" * 64
 # A contest's whole state is its own Governance log (contest/state.py reads these; decisions: contests)
 CONTEST_KINDS = ("contest.create", "contest.submit", "contest.qualify", "contest.approve", "contest.execute",
                  "contest.fail", "contest.rank", "contest.close", "contest.publish")
+# §8.3 ownership transfer (ownership.py) and §9.3 entry rotation (rotation.py)
+OWNERSHIP_KINDS = ("ownership_eligible", "ownership_offer", "ownership_accept", "ownership_decline",
+                   "ownership_transfer")
 KINDS = ("run", "preflight", "publish", "revoke", "reinstate", "policy", "approve", "revoke_custodian",
          "submitter_add", "submitter_revoke", "consent", "consent_revoke", "consent_reinstate",
-         *CONTEST_KINDS)
+         *CONTEST_KINDS, *OWNERSHIP_KINDS, "rotate_entries")
 SECRET_MARKERS = ("AGE-SECRET-KEY-", "PRIVATE KEY")  # an identity or a signing key never enters the log
 
 
