@@ -51,6 +51,7 @@ class NMTSettings:
     num_beams: int | None = None  # None: the checkpoint's generation_config.json (else 1)
     max_new_tokens: int | None = None  # None: the checkpoint's generation_config.json max_length (else 256)
     device: str | None = None  # None: "cuda" when torch sees a GPU, else "cpu"
+    weights_only: bool = False  # safetensors only (a pickled .bin is never unpickled): contest model bundles
 
 
 def files_sha256(paths: Sequence[Path], root: Path) -> str:
@@ -120,8 +121,10 @@ class NMTMethod(MethodBase):
             raise MethodError(f"nmt needs transformers and torch: {exc}",
                               hint="pip install 'mt-eval[nmt]'") from None
         try:
-            tokenizer = AutoTokenizer.from_pretrained(str(root))
-            model = AutoModelForSeq2SeqLM.from_pretrained(str(root))
+            # never the checkpoint's own code (auto_map): only classes shipped with transformers
+            tokenizer = AutoTokenizer.from_pretrained(str(root), trust_remote_code=False)
+            model = AutoModelForSeq2SeqLM.from_pretrained(str(root), trust_remote_code=False,
+                                                          use_safetensors=True if s.weights_only else None)
         except (OSError, ValueError, KeyError) as exc:
             raise MethodError(f"cannot load the checkpoint: {exc}", file=str(root)) from None
         device = s.device or ("cuda" if torch.cuda.is_available() else "cpu")

@@ -244,6 +244,15 @@ def identity_for(bundle: Bundle, policy: SandboxPolicy, egress_mode: str) -> Met
 def score(dataset: Dataset, bundle: Bundle, translations: list[Translation], report: SandboxReport,
           policy: SandboxPolicy, condition: str) -> dict[str, Any]:
     """The sealed full card (texts included: it stays with governance), scored outside the sandbox."""
+    gateway = report.egress.get("mode") == "gateway"  # the broker counted what the provider reported
+    return score_translations(dataset, identity_for(bundle, policy, str(report.egress["mode"])), translations,
+                              report.elapsed_seconds, condition, cost_source="provider" if gateway else None)
+
+
+def score_translations(dataset: Dataset, identity: MethodIdentity, translations: list[Translation],
+                       elapsed_seconds: float, condition: str, cost_source: str | None = None) -> dict[str, Any]:
+    """A sovereign full card of any method's translations (a bundle's, or a contest's weights-only model run
+    in-process), so every entry of a vault is scored, sealed and ranked alike."""
     from mt_eval.analyzers.registry import require_analyser
     from mt_eval.languages.card import language_card
     from mt_eval.metrics.embeddings import SemanticConfig
@@ -253,17 +262,15 @@ def score(dataset: Dataset, bundle: Bundle, translations: list[Translation], rep
 
     target, source = language_card(dataset.info.target_language), language_card(dataset.info.source_language)
     require_analyser(target)
-    gateway = report.egress.get("mode") == "gateway"  # the broker counted what the provider reported
-    info = RunInfo(str(uuid.uuid4()), datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), report.elapsed_seconds,
-                   condition, warnings=source_warnings(dataset, target, source),
-                   cost_source="provider" if gateway else None)
+    info = RunInfo(str(uuid.uuid4()), datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), elapsed_seconds,
+                   condition, warnings=source_warnings(dataset, target, source), cost_source=cost_source)
     # the card seals its statistics' sha256 (the bytes are not kept: governance rank rebuilds them from
     # results[] and ranks only when they hash the same, i.e. under the metric versions that scored the run)
     # the metrics ``mt-eval run`` scores by default: semantic_score with the bundled e5 too (§72; local, on CPU,
     # here outside the sandbox), so a bundle's card scores what the same method's ordinary run does
     semantic = SemanticScore(SemanticConfig.parse(DEFAULT_BACKEND, None, None))
-    card, _ = build_card(dataset, identity_for(bundle, policy, str(report.egress["mode"])), translations, info,
-                         target, source, statistics_file=FULL_CARD_STATISTICS, opt_in=[semantic])
+    card, _ = build_card(dataset, identity, translations, info, target, source,
+                         statistics_file=FULL_CARD_STATISTICS, opt_in=[semantic])
     return card
 
 
