@@ -260,10 +260,8 @@ def read_manifest_file(root: Path) -> tuple[ContestManifest, str]:
 def load_contest(root: Path) -> ContestManifest:
     """The contest's manifest, refused (one line) when the log fails verification or when the file is not the
     one its contest.create event recorded."""
-    from mt_eval.contest.state import read_events
-
     manifest, digest = read_manifest_file(root)
-    created = [e for e in read_events(root) if e.get("kind") == "contest.create"]
+    created = [e for e in governance(root).events() if e.get("kind") == "contest.create"]
     if not created:
         raise UserError("the contest's audit log has no contest.create event", file=str(Path(root) / GOVERNANCE))
     if created[0].get("manifest_sha256") != digest:
