@@ -27,7 +27,8 @@ endef
 $(BASE_STAMP): pyproject.toml
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3 python3-venv; }
 	python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	# --no-compile here too: pip's own bytecode is 7 of its 14 MB, and pip runs only at install time
+	$(PY) -m pip install --quiet --no-compile --upgrade pip
 	# --no-compile: bytecode is written as modules are first imported (what the demo uses), not for every module of
 	# every dependency (60 MB); setuptools came with `python -m venv`, and nothing installed needs it (the build
 	# runs in pip's isolated environment). Why the rest is base: docs/decisions.md, "one install, one number".

@@ -189,3 +189,21 @@ def test_reading_a_missing_store_does_not_create_one(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no store at"):
         open_store(str(missing), must_exist=True)
     assert not missing.exists()
+
+
+def test_a_postgresql_url_without_its_driver_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """psycopg is the ``postgres`` extra, not a base dependency (the demo never opens PostgreSQL): without it, a
+    PostgreSQL URL is refused in one line naming the extra; a SQLite store still opens."""
+    import sys
+
+    from mt_eval.store.db import StoreError, make_engine
+
+    for name in [m for m in sys.modules if m == "psycopg" or m.startswith("psycopg.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # what an install without the extra sees: ImportError
+    with pytest.raises(StoreError) as refused:
+        make_engine("postgresql+psycopg://reader:s3cret@localhost:1/board")
+    line = str(refused.value)
+    assert "mt-eval[postgres]" in line and "psycopg" in line and "s3cret" not in line and "\n" not in line
+    with open_store(str(tmp_path / "ok.db")) as store:
+        assert "card_metrics" in table_names(store.engine)

@@ -67,7 +67,11 @@ def make_engine(url: str) -> Engine:
             raise StoreError(f"database folder does not exist: {folder}")
     try:
         engine = create_engine(parsed, pool_pre_ping=True)
-    except (NoSuchModuleError, ArgumentError, ImportError) as exc:
+    except ImportError as exc:  # the driver: psycopg is the optional ``postgres`` extra (the demo never needs it)
+        hint = "pip install 'mt-eval[postgres]'" if parsed.get_backend_name() == "postgresql" else None
+        raise StoreError(f"cannot use database {display(url)}: its driver {exc.name or exc} is not installed",
+                         hint=hint) from None
+    except (NoSuchModuleError, ArgumentError) as exc:
         raise StoreError(f"cannot use database {display(url)}: {str(exc).splitlines()[0]}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
