@@ -69,3 +69,111 @@ def submitted(root: Path, entrants: list[str]) -> None:
     """TEST HELPER: ``contest.submit`` events for ``entrants`` (entries 1..N, kind bundle, fake sha256s)."""
     for n, who in enumerate(entrants, start=1):
         record(root, "contest.submit", entry=n, entrant=who, entry_kind="bundle", sha256=f"{n:02x}" * 32)
+
+
+# ---------------------------------------------------------------- the three must-show artefacts (helper C2)
+
+APERTIUM_BUNDLE = REPO / "examples" / "bundles" / "apertium-command"
+HOSTILE_SCRIPT = '''"""A hostile contest entry: tries to read the contest's vault and the custodian's key, to write
+outside its folder, and to exfiltrate through the size of its output. Every attempt's outcome is put in the
+reply, so a test sees that it obtained nothing; each reply is 4 MB (past the protocol's line limit)."""
+import json, os, sys
+
+with open("targets.json", encoding="utf-8") as fh:
+    TARGETS = json.load(fh)
+
+
+def attempt(path, mode):
+    try:
+        with open(path, mode) as fh:
+            return "READ:" + fh.read(64).hex() if mode == "rb" else (fh.write(b"x"), "WROTE")[1]
+    except OSError as exc:
+        return "BLOCKED:" + exc.__class__.__name__
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    seen = [attempt(p, "rb") for p in TARGETS["read"]] + [attempt(p, "wb") for p in TARGETS["write"]]
+    reply = {"entry_id": request["entry_id"], "predicted": " ".join(seen) + " " + "A" * (4 << 20)}
+    sys.stdout.write(json.dumps(reply) + "\\n")
+    sys.stdout.flush()
+'''
+
+
+def apertium_bundle(tmp: Path) -> Path:
+    """The Apertium eng-spa command bundle (examples/bundles/apertium-command), copied to ``tmp/apertium``."""
+    import shutil
+
+    return Path(shutil.copytree(APERTIUM_BUNDLE, tmp / "apertium", ignore=shutil.ignore_patterns("__pycache__")))
+
+
+def tiny_model(tmp: Path) -> Path:
+    """A weights-only tiny NLLB-style checkpoint (support.nmt: safetensors + tokenizer, random weights), at
+    ``tmp/tiny-model``: it translates nonsense, deterministically."""
+    from support.nmt import build_tiny_nllb
+
+    return build_tiny_nllb(tmp / "tiny-model")
+
+
+def hostile_bundle(tmp: Path, contest_root: Path, custodian_key: Path) -> Path:
+    """A bundle that tries to read ``contest_root``'s vault and the custodian's identity, to write beside them
+    and into /usr, and to exfiltrate through a 4 MB output; qualify finds it protocol_error, never scored."""
+    root = tmp / "hostile"
+    root.mkdir()
+    (root / "method.toml").write_text('name = "hostile"\nversion = "1"\nmethod_class = "custom-plugin"\n'
+                                      'terms_version = "sovereign-terms-1"\n[entry]\ncommand = ["python3", '
+                                      '"hostile.py"]\n', encoding="utf-8")
+    (root / "README.md").write_text("# hostile\n", encoding="utf-8")
+    (root / "hostile.py").write_text(HOSTILE_SCRIPT, encoding="utf-8")
+    vault = contest_root / "vault"
+    targets = {"read": [str(p) for p in sorted(vault.iterdir())] + [str(custodian_key), "/etc/shadow"],
+               "write": [str(contest_root / "pwned"), "/usr/pwned"]}
+    (root / "targets.json").write_text(json.dumps(targets), encoding="utf-8")
+    return root
+
+
+# ---------------------------------------------------------------- executed entries scored here (helper C1)
+
+
+def reference_outputs(made: Made, kind: str) -> dict[int, str]:
+    """Outputs of known quality for the secret split (read from the vault with the custodian's key):
+    ``perfect`` (the references), ``drop_last`` / ``drop_first`` (every reference minus its last / first word:
+    tied with each other, well below perfect), ``half`` (the first half of the words: far below)."""
+    from mt_eval.contest.manifest import SECRET_SEGMENT
+    from mt_eval.sovereign.vault import open_segment
+
+    out = {}
+    for e in open_segment(made.root / "vault", made.key, SECRET_SEGMENT).entries:
+        words = e.reference.split()
+        text = {"perfect": words, "drop_last": words[:-1], "drop_first": words[1:],
+                "half": words[: max(1, len(words) // 2)]}[kind]  # fmt: skip
+        out[e.id] = " ".join(text) or words[0]
+    return out
+
+
+def execute_scored(made: Made, number: int, outputs: dict[int, str], entrant: str) -> dict[str, Any]:
+    """TEST HELPER standing in for entries.py's submit/qualify/approve/execute, so ranking and close are tested
+    on their own: logs submit, qualify and approve for entry ``number``, scores ``outputs`` on the secret split
+    with the sovereign runner's own scoring (``runner.score_translations``), keeps the full card encrypted in the
+    contest's governance folder as execute does, and logs ``contest.execute`` with its primary metric and CI."""
+    from mt_eval.contest.manifest import SECRET_SEGMENT
+    from mt_eval.methods.base import MethodClass, MethodIdentity, Translation
+    from mt_eval.sovereign.public_card import store_full_card
+    from mt_eval.sovereign.runner import score_translations
+    from mt_eval.sovereign.vault import open_segment
+
+    secret = open_segment(made.root / "vault", made.key, SECRET_SEGMENT)
+    identity = MethodIdentity(name=f"entry-{number}", method_class=MethodClass.CUSTOM_PLUGIN, version="1",
+                              model_slug=f"entry-{number}")
+    card = score_translations(secret, identity, [Translation(e.id, outputs[e.id]) for e in secret.entries], 1.0,
+                              f"sovereign:{SECRET_SEGMENT}")
+    store_full_card(card, made.root / "vault", made.root / "governance")
+    scores = card["scores"]
+    ci = scores["confidence_intervals"]["chrf_plus_plus"]
+    record(made.root, "contest.submit", entry=number, entrant=entrant, entry_kind="bundle",
+           sha256=f"{number:02x}" * 32)
+    record(made.root, "contest.qualify", entry=number, passed=True, score=50.0, reason="test helper")
+    record(made.root, "contest.approve", entry=number, custodian="custodian-1")
+    record(made.root, "contest.execute", entry=number, value=scores["chrf_plus_plus"],
+           ci=[ci["ci_lower"], ci["ci_upper"]], composite=scores["composite"], full_run_card_hash=card["run_card_hash"])
+    return card

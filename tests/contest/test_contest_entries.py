@@ -1,0 +1,196 @@
+"""Contest entries (``contest/entries.py``, ``contest/execution.py``): submission, qualification on the public
+dev split, custodian approval and execution on the sealed secret split, against the real parts: bubblewrap,
+Apertium eng-spa, a real transformers tiny checkpoint, age vaults, the hash-chained log.
+
+References: chrF++ of the executed entry is recomputed with sacrebleu (``CHRF(word_order=2)``) on the outputs
+and references of its decrypted full card; the entry states are read back with C1's ``contest_state``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from mt_eval.contest.entries import ARTEFACT, SIGNATURE, SUBMISSION, approve_entry, entry_dir, submit_entry
+from mt_eval.contest.execution import execute_entry, qualify_entry
+from mt_eval.contest.manifest import GOVERNANCE, governance
+from mt_eval.contest.state import APPROVED, EXECUTED, NOT_QUALIFIED, QUALIFIED, SUBMITTED, contest_state
+from mt_eval.errors import UserError
+from mt_eval.runcard.signing import new_key
+from mt_eval.sovereign.bundle import load_bundle
+from mt_eval.sovereign.submitters import add_submitter, sign_submission
+from support.contest import apertium_bundle, hostile_bundle, make_contest, record, tiny_model
+from support.sovereign import TINY
+
+
+def _events(root: Path, kind: str) -> list[dict[str, object]]:
+    return [e for e in governance(root).events() if e["kind"] == kind]
+
+
+def test_a_bundle_is_checked_copied_signed_by_the_harness_and_logged(tmp_path: Path) -> None:
+    made = make_contest(tmp_path)
+    n = submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
+    assert n == 1
+    folder = entry_dir(made.root, 1)
+    bundle = load_bundle(folder / ARTEFACT)
+    submission = json.loads((folder / SUBMISSION).read_text())
+    assert submission["sha256"] == bundle.sha256 == load_bundle(apertium_bundle(tmp_path / "again")).sha256
+    assert submission["signed_by"] == "contest-harness" and (folder / SIGNATURE).is_file()
+    (ev,) = _events(made.root, "contest.submit")
+    assert (ev["entry"], ev["entrant"], ev["entry_kind"], ev["sha256"]) == (1, "alice", "bundle", bundle.sha256)
+    entry = contest_state(made.root).entry(1)
+    assert (entry.state, entry.entrant, entry.kind) == (SUBMITTED, "alice", "bundle")
+    key = made.root / GOVERNANCE / "entrant-keys" / "alice.key"
+    assert key.stat().st_mode & 0o077 == 0  # the harness's key for alice is owner-only
+
+
+def test_the_same_artefact_twice_from_one_entrant_is_refused(tmp_path: Path) -> None:
+    made = make_contest(tmp_path)
+    bundle = apertium_bundle(tmp_path)
+    submit_entry(made.root, bundle, entrant="alice", kind="bundle")
+    with pytest.raises(UserError, match=r"already submitted this artefact .* as entry 1"):
+        submit_entry(made.root, bundle, entrant="alice", kind="bundle")
+    assert not entry_dir(made.root, 2).exists()  # a refusal leaves no entry folder
+    assert submit_entry(made.root, bundle, entrant="bob", kind="bundle") == 2  # another entrant may
+
+
+def test_the_policy_budget_counts_submissions_per_entrant(tmp_path: Path) -> None:
+    made = make_contest(tmp_path)
+    governance(made.root).set_policy(submissions=1)
+    bundle = apertium_bundle(tmp_path)
+    submit_entry(made.root, bundle, entrant="alice", kind="bundle")
+    (bundle / "README.md").write_text("# changed: a new sha256\n")
+    with pytest.raises(UserError, match=r"'alice' has made 1 submissions .*at most 1"):
+        submit_entry(made.root, bundle, entrant="alice", kind="bundle")
+
+
+def test_submission_after_close_is_refused(tmp_path: Path) -> None:
+    made = make_contest(tmp_path)
+    record(made.root, "contest.close", ranking_sha256="0" * 64)
+    with pytest.raises(UserError, match=r"was closed on .* submission refused"):
+        submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
+
+
+def test_a_signed_submission_is_verified_and_must_be_the_entrants(tmp_path: Path) -> None:
+    made = make_contest(tmp_path, require_signatures=True)
+    bundle = apertium_bundle(tmp_path)
+    with pytest.raises(UserError, match="requires a signed submission"):
+        submit_entry(made.root, bundle, entrant="carol", kind="bundle")
+    key, _, public = new_key(tmp_path / "carol.key", "carol")
+    add_submitter(governance(made.root), "carol", public)
+    sig, _ = sign_submission(load_bundle(bundle), bundle, key, tmp_path / "carol.sig")
+    with pytest.raises(UserError, match="submitter 'carol''s, not entrant 'mallory''s"):
+        submit_entry(made.root, bundle, entrant="mallory", kind="bundle", signature=sig)
+    assert submit_entry(made.root, bundle, entrant="carol", kind="bundle", signature=sig) == 1
+    (bundle / "README.md").write_text("# changed after signing\n")
+    with pytest.raises(UserError, match="the signature is for bundle"):
+        submit_entry(made.root, bundle, entrant="carol", kind="bundle", signature=sig)
+
+
+def test_a_model_with_code_or_a_pickle_is_refused_at_submit_and_leaves_nothing(tmp_path: Path) -> None:
+    made = make_contest(tmp_path)
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"model_type": "m2m_100", "auto_map": {"AutoModel": "x.Y"}}))
+    (model / "x.py").write_text("import os; os.system('id')\n")
+    (model / "pytorch_model.bin").write_bytes(b"\x80\x04pickle")
+    blob = json.dumps({"w": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}}).encode()
+    (model / "model.safetensors").write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0")
+    with pytest.raises(UserError, match="not a file a weights-only model bundle may hold"):
+        submit_entry(made.root, model, entrant="eve", kind="model")
+    assert contest_state(made.root).entries == ()
+    assert [p.name for p in (made.root / "entries").iterdir()] == []
+
+
+def test_approval_and_execution_need_the_earlier_states(tmp_path: Path) -> None:
+    made = make_contest(tmp_path)
+    submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
+    with pytest.raises(UserError, match="entry 1 is submitted: only a qualified entry is approved"):
+        approve_entry(made.root, 1, custodian="custodian")
+    with pytest.raises(UserError, match="entry 1 is submitted; execution needs a approved entry"):
+        execute_entry(made.root, 1, made.key)
+
+
+def test_an_artefact_changed_after_submission_is_refused(tmp_path: Path) -> None:
+    made = make_contest(tmp_path)
+    submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
+    (entry_dir(made.root, 1) / ARTEFACT / "translate.py").write_text("print('swapped')\n")
+    with pytest.raises(UserError, match="entry 1's artefact is not the one submitted"):
+        qualify_entry(made.root, 1, policy=TINY)
+
+
+# ---------------------------------------------------------------- the three artefacts, end to end (slow)
+
+
+def _chrf_pp(card: dict[str, object]) -> float:
+    import sacrebleu
+
+    results = card["results"]
+    assert isinstance(results, list)
+    hyps = [r.get("predicted") or "" for r in results]
+    return float(sacrebleu.CHRF(word_order=2).corpus_score(hyps, [[r["reference"] for r in results]]).score)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("apertium") is None,
+                    reason="needs bubblewrap and Apertium eng-spa")
+def test_an_apertium_bundle_qualifies_is_approved_and_executed_on_the_secret_split(tmp_path: Path) -> None:
+    from mt_eval.sovereign.public_card import load_full_card
+
+    made = make_contest(tmp_path, threshold=20.0)
+    submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
+    result = qualify_entry(made.root, 1, policy=TINY)
+    dev_card = json.loads((entry_dir(made.root, 1) / "qualify.card.json").read_text())
+    assert result["passed"] is True and result["score"] == pytest.approx(_chrf_pp(dev_card), abs=0.01)
+    assert contest_state(made.root).entry(1).state == QUALIFIED
+    approve_entry(made.root, 1, custodian="custodian")
+    assert contest_state(made.root).entry(1).state == APPROVED
+    done = execute_entry(made.root, 1, made.key, policy=TINY)
+    entry = contest_state(made.root).entry(1)
+    assert entry.state == EXECUTED and entry.full_run_card_hash == done["full_run_card_hash"]
+    full = load_full_card(made.root / GOVERNANCE, str(done["full_run_card_hash"]), made.key)
+    assert len(full["results"]) == 20 and full["condition"] == "sovereign:gold_standard"
+    assert entry.value == pytest.approx(_chrf_pp(full), abs=0.01)  # sacrebleu on the same outputs
+    assert entry.ci is not None and entry.value is not None and entry.ci[0] <= entry.value <= entry.ci[1]
+    texts = json.dumps(_events(made.root, "contest.execute"))
+    assert not any(str(r["source"])[:40] in texts for r in full["results"])  # aggregate scores only in the log
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+def test_a_hostile_bundle_is_contained_at_qualify_and_never_scored(tmp_path: Path) -> None:
+    made = make_contest(tmp_path)
+    submit_entry(made.root, hostile_bundle(tmp_path, made.root, made.key), entrant="mallory", kind="bundle")
+    result = qualify_entry(made.root, 1, policy=TINY)
+    assert result["passed"] is False and result["score"] is None and result["status"] == "protocol_error"
+    assert contest_state(made.root).entry(1).state == NOT_QUALIFIED
+    assert not (made.root / "pwned").exists() and not Path("/usr/pwned").exists()
+    assert not (entry_dir(made.root, 1) / "qualify.card.json").exists()
+    with pytest.raises(UserError, match="only a qualified entry is approved"):
+        approve_entry(made.root, 1, custodian="custodian")
+
+
+@pytest.mark.slow
+def test_a_weights_only_tiny_model_scores_badly_then_runs_when_the_bar_is_low(tmp_path: Path) -> None:
+    """Random weights translate nonsense: below a 20 chrF++ bar it does not qualify; at a bar of 0 it
+    qualifies and runs on the secret split in-process, its full card kept encrypted like a bundle's."""
+    from mt_eval.sovereign.public_card import load_full_card
+
+    model = tiny_model(tmp_path)
+    strict = make_contest(tmp_path, name="strict", threshold=20.0)
+    submit_entry(strict.root, model, entrant="tiny", kind="model")
+    low = qualify_entry(strict.root, 1)
+    assert low["passed"] is False and low["score"] is not None and low["score"] < 20.0
+    lenient = make_contest(tmp_path, name="lenient", threshold=0.0)
+    submit_entry(lenient.root, model, entrant="tiny", kind="model")
+    assert qualify_entry(lenient.root, 1)["passed"] is True
+    approve_entry(lenient.root, 1, custodian="custodian")
+    done = execute_entry(lenient.root, 1, lenient.key)
+    full = load_full_card(lenient.root / GOVERNANCE, str(done["full_run_card_hash"]), lenient.key)
+    assert full["method"]["config"]["weights_sha256"] and full["condition"] == "sovereign:gold_standard"
+    assert done["value"] == pytest.approx(_chrf_pp(full), abs=0.01)
+    assert contest_state(lenient.root).entry(1).state == EXECUTED
