@@ -123,6 +123,27 @@ def test_an_artefact_changed_after_submission_is_refused(tmp_path: Path) -> None
         qualify_entry(made.root, 1, policy=TINY)
 
 
+def test_cli_submit_and_the_refusals_are_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+
+    runner = CliRunner()
+    made = make_contest(tmp_path)
+    bundle = str(apertium_bundle(tmp_path))
+    done = runner.invoke(app, ["contest", "submit", str(made.root), bundle, "--entrant", "alice"])
+    assert done.exit_code == 0 and "entry 1 submitted by alice" in done.output, done.output
+    again = runner.invoke(app, ["contest", "submit", str(made.root), bundle, "--entrant", "alice"])
+    assert again.exit_code == 2 and "already submitted this artefact" in again.output
+    assert len(again.output.strip().splitlines()) == 1
+    kind = runner.invoke(app, ["contest", "submit", str(made.root), bundle, "--entrant", "bob", "--kind", "exe"])
+    assert kind.exit_code == 2 and "--kind 'exe': bundle or model" in kind.output
+    early = runner.invoke(app, ["contest", "approve", str(made.root), "1", "--custodian", "custodian"])
+    assert early.exit_code == 2 and "only a qualified entry is approved" in early.output
+    both = runner.invoke(app, ["contest", "execute", str(made.root), "1"])
+    assert both.exit_code == 2 and "give either --identity FILE" in both.output
+
+
 # ---------------------------------------------------------------- the three artefacts, end to end (slow)
 
 

@@ -123,3 +123,88 @@ def list_command(
         out.print(f"no contests in {escape(str(folder))}", highlight=False)
     for line in refused:
         err.print(f"[red]refused[/red] {escape(line)}", highlight=False)
+
+
+EntryArg = Annotated[int, typer.Argument(help="The entry's number (contest show lists them).")]
+ShareOpt = Annotated[list[Path] | None, opt("A custodian's share of a quorum vault; repeat once per custodian.",
+                                            "--share")]
+
+
+@contest_app.command("submit")
+def submit(
+    root: RootArg,
+    artefact: Annotated[Path, typer.Argument(help="A bundle folder (method.toml) or a weights-only checkpoint "
+                                                  "folder, or a .tar.gz/.tgz/.tar/.zip of one.")],
+    entrant: Annotated[str, opt("Who enters (an account or submitter name).", "--entrant")],
+    kind: Annotated[str, opt("bundle (code run in the sandbox) or model (a weights-only seq2seq checkpoint, "
+                             "run with no submitted code).", "--kind")] = "bundle",
+    signature: Annotated[Path | None, opt("The submission signature (mt-eval submission sign); required when "
+                                          "the contest requires signatures.", "--signature")] = None,
+) -> None:
+    """Submit an entry: checked as sovereign preflight (a bundle) or the weights-only checker (a model) does,
+    within the contest's size limit, then copied into the contest.
+
+    Example: mt-eval contest submit contests/eng-spa bundles/apertium --entrant alice --kind bundle
+    """
+    from mt_eval.contest.entries import submit_entry
+
+    if kind not in ("bundle", "model"):
+        raise UserError(f"--kind {kind!r}: bundle or model", field="--kind")
+    number = submit_entry(root, artefact, entrant=entrant, kind="bundle" if kind == "bundle" else "model",
+                          signature=signature)
+    out.print(f"entry {number} submitted by {escape(entrant)}; next: mt-eval contest qualify {escape(str(root))} "
+              f"{number}", highlight=False)
+
+
+@contest_app.command("qualify")
+def qualify(root: RootArg, entry: EntryArg) -> None:
+    """Re-run an entry on the public dev split and compare its primary metric with the threshold (the
+    entrant's own numbers are never read).
+
+    Example: mt-eval contest qualify contests/eng-spa 1
+    """
+    from mt_eval.contest.execution import qualify_entry
+
+    result = qualify_entry(root, entry)
+    verdict = "[green]qualified[/green]" if result["passed"] else "[red]not qualified[/red]"
+    out.print(f"entry {entry}: {verdict} ({escape(str(result['reason']))})", highlight=False)
+
+
+@contest_app.command("approve")
+def approve(
+    root: RootArg,
+    entry: EntryArg,
+    custodian: Annotated[str | None, opt("The approving custodian's name (a 1-of-1 vault).", "--custodian")] = None,
+    share: Annotated[Path | None, opt("The approving custodian's share (a quorum vault).", "--share")] = None,
+) -> None:
+    """A custodian approves a qualified entry's run on the secret split.
+
+    Example: mt-eval contest approve contests/eng-spa 1 --share custodian-2.share
+    """
+    from mt_eval.contest.entries import approve_entry
+
+    approve_entry(root, entry, custodian=custodian, share=share)
+    out.print(f"entry {entry}: approval recorded", highlight=False)
+
+
+@contest_app.command("execute")
+def execute(
+    root: RootArg,
+    entry: EntryArg,
+    identity: Annotated[Path | None, opt("A custodian's age identity file (a 1-of-1 vault).", "--identity")] = None,
+    share: ShareOpt = None,
+) -> None:
+    """Run an approved entry on the sealed secret split (opened in memory); the full card is kept encrypted
+    and the log records aggregate scores only.
+
+    Example: mt-eval contest execute contests/eng-spa 1 --identity custodian.key
+    """
+    from mt_eval.contest.execution import execute_entry
+    from mt_eval.sovereign.custody import identity_or_shares
+
+    result = execute_entry(root, entry, identity_or_shares(identity, share or []))
+    if "value" not in result:
+        out.print(f"entry {entry}: [red]failed[/red] ({escape(str(result['reason']))})", highlight=False)
+        return
+    out.print(f"entry {entry}: executed on {result['entries']} secret entries; scores recorded in the audit log "
+              "(mt-eval contest show --organiser)", highlight=False)
