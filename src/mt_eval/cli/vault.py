@@ -185,3 +185,63 @@ def inspect(
                       f"(split {record['split']})", highlight=False)
     if not info["intact"]:
         raise typer.Exit(1)
+
+
+@vault_app.command("rotate-entries")
+def rotate_entries(
+    vault: Annotated[Path, typer.Argument(help="The vault folder.")],
+    source: Annotated[str, opt("The segment to move entries out of.", "--from")] = "gold_standard",
+    target: Annotated[str, opt("The segment to move them into.", "--to")] = "held_out",
+    count: Annotated[int | None, opt("How many entries to draw (with --seed).", "--count")] = None,
+    seed: Annotated[int | None, opt("The draw's seed (recorded, so the draw can be repeated).", "--seed")] = None,
+    ids: Annotated[list[str] | None, opt("Move these entries instead of a draw (repeat, or comma-separated).",
+                                         "--ids")] = None,
+    identity: Annotated[Path | None, opt("A custodian's identity file (opens the vault).", "--identity", "-i")] = None,
+    share: Annotated[list[Path] | None, opt("For a vault held by quorum: a custodian's share file, once per "
+                                            "custodian (instead of --identity).", "--share")] = None,
+    who: Annotated[str | None, opt("Who does this (recorded in the audit log).", "--who")] = None,
+    governance: Annotated[Path, opt("The governance folder: its consent records and policy decide, its audit log "
+                                    "records the moves.", "--governance")] = Path("governance"),
+) -> None:
+    """Rotate entries between segments (Benchmark Spec §9.3.2) and re-seal the vault; the moves are logged.
+
+    Secret entries go public only as the policy allows ([rotation] publish_after_days in policy.toml;
+    by default never: rotate gold entries into another secret segment such as held_out). Runs after a
+    rotation use the new segments (and record the new corpus sha256); vault history lists every move.
+
+    Example: mt-eval vault rotate-entries vault --from gold_standard --to held_out --count 5 --seed 7 -i custodian.key
+    """
+    from mt_eval.sovereign.custody import opening_key
+    from mt_eval.sovereign.governance import Governance
+    from mt_eval.sovereign.rotation import rotate_entries as rotate
+
+    texts = [i.strip() for value in ids or [] for i in value.split(",") if i.strip()]
+    if not all(t.isdigit() for t in texts):
+        raise UserError("--ids: entry ids are whole numbers (e.g. --ids 3,17,42)", field="--ids")
+    named = [int(t) for t in texts]
+    done = rotate(vault, opening_key(identity, share or []), Governance(governance), source=source, target=target,
+                  count=count, seed=seed, ids=named, who=who)
+    manifest = done.vault.manifest
+    out.print(f"moved {len(done.moved)} entries from {escape(source)} to {escape(target)} (audit event "
+              f"{done.event[:12]}); secret now {manifest['secret']['segments']}, public "
+              f"{manifest['public']['segments']}; corpus sha256 {manifest['corpus_sha256']}", highlight=False)
+
+
+@vault_app.command("history")
+def history(
+    vault: Annotated[Path, typer.Argument(help="The vault folder.")],
+    governance: Annotated[Path, opt("The governance folder whose audit log holds the rotations.",
+                                    "--governance")] = Path("governance"),
+) -> None:
+    """List every rotated entry's segments over time (from the audit log; other entries never moved).
+
+    Example: mt-eval vault history vault --governance governance
+    """
+    from mt_eval.render.governance import history_lines
+    from mt_eval.sovereign.governance import Governance
+    from mt_eval.sovereign.rotation import history as moves_of
+    from mt_eval.sovereign.vault import read_manifest
+
+    manifest = read_manifest(vault).manifest
+    for line in history_lines(moves_of(Governance(governance), str(manifest.get("dataset_id"))), manifest):
+        out.print(line, highlight=False)

@@ -69,3 +69,16 @@ def ownership_table(trail: Sequence[Any]) -> Table:
         table.add_row(step.when[:19].replace("T", " "), step.state, escape(step.who), escape(step.detail),
                       step.event[:12])
     return table
+
+
+def history_lines(moves: Mapping[int, Sequence[Any]], manifest: Mapping[str, Any]) -> list[str]:
+    """``vault history``: each moved entry's segments over time (``rotation.Move``s, oldest first)."""
+    lines = [f"vault of {escape(str(manifest.get('dataset_id')))}: sealed {manifest.get('sealed_at')}; corpus sha256 "
+             f"{manifest.get('corpus_sha256')} (as sealed: {manifest.get('sealed_corpus_sha256') or 'the same'})"]
+    for entry_id, trail in moves.items():
+        steps = [trail[0].source] + [f"{m.target} ({m.when[:19].replace('T', ' ')}, event {m.event[:12]})"
+                                     for m in trail]
+        lines.append(f"entry {entry_id}: " + escape(" → ".join(steps)))
+    total = int(manifest["public"]["entries"]) + int(manifest["secret"]["entries"])
+    lines.append(f"{len(moves)} of {total} entries rotated; the others are in the segment they were sealed in")
+    return lines

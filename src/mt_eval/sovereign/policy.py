@@ -26,6 +26,9 @@ models = ["openai/gpt-4o-mini"]  # the broker forwards to these only; a bundle d
 
 [release]
 public_breakdowns = ["by_difficulty"]  # RESULT.json and the public card add these (default: none)
+
+[rotation]
+publish_after_days = 365  # a rotated-out gold entry may enter a public segment this long after (default: never)
 ```
 
 Each public breakdown widens the result channel by a few bits per group and run
@@ -59,6 +62,7 @@ class Policy:
     organisation: str | None = None
     models: tuple[str, ...] = ()  # [egress] models: none unless governance names them
     public_breakdowns: tuple[str, ...] = ()  # [release] public_breakdowns: none unless governance names them
+    publish_after_days: int | None = None  # [rotation]: None, a gold entry is never rotated into a public segment
 
     def toml(self) -> str:
         org = f"organisation = {json.dumps(self.organisation, ensure_ascii=False)}\n" if self.organisation else ""
@@ -67,7 +71,9 @@ class Policy:
                 + f"segments = {json.dumps(list(self.segments))}\n"
                 + (f"\n[egress]\nmodels = {json.dumps(list(self.models))}\n" if self.models else "")
                 + (f"\n[release]\npublic_breakdowns = {json.dumps(list(self.public_breakdowns))}\n"
-                   if self.public_breakdowns else ""))  # fmt: skip
+                   if self.public_breakdowns else "")
+                + (f"\n[rotation]\npublish_after_days = {self.publish_after_days}\n"
+                   if self.publish_after_days is not None else ""))  # fmt: skip
 
     def checked(self, file: str | None = None) -> Policy:
         """This policy, or ``UserError`` naming the first value out of range."""
@@ -85,6 +91,10 @@ class Policy:
         if not all(isinstance(b, str) and b in BREAKDOWNS for b in self.public_breakdowns):
             raise UserError(f"public_breakdowns must name breakdowns among {', '.join(BREAKDOWNS)}", file=file,
                             field="release.public_breakdowns")
+        days = self.publish_after_days
+        if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 0):
+            raise UserError("publish_after_days must be a whole number ≥ 0", file=file,
+                            field="rotation.publish_after_days")
         return self
 
 
@@ -97,14 +107,16 @@ def read_policy(path: Path) -> Policy:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UserError(f"not a readable policy file: {exc}", file=str(path)) from None
     budget, egress, release = data.get("budget", {}), data.get("egress", {}), data.get("release", {})
-    if not isinstance(budget, dict) or not isinstance(egress, dict) or not isinstance(release, dict):
-        raise UserError("budget, egress and release are tables ([budget], [egress], [release])", file=str(path))
+    rotation = data.get("rotation", {})
+    if not all(isinstance(t, dict) for t in (budget, egress, release, rotation)):
+        raise UserError("budget, egress, release and rotation are tables ([budget], [egress], [release], "
+                        "[rotation])", file=str(path))
     unknown = (sorted(set(budget) - set(DEFAULTS)) + sorted(set(egress) - {"models"})
-               + sorted(set(release) - {"public_breakdowns"})
-               + sorted(set(data) - {"budget", "egress", "release", "organisation"}))
+               + sorted(set(release) - {"public_breakdowns"}) + sorted(set(rotation) - {"publish_after_days"})
+               + sorted(set(data) - {"budget", "egress", "release", "rotation", "organisation"}))
     if unknown:  # a misspelt key would otherwise silently leave the default in force
         raise UserError(f"unknown policy key {unknown[0]!r} (known: organisation, budget.{', budget.'.join(DEFAULTS)}, "
-                        "egress.models, release.public_breakdowns)", file=str(path))
+                        "egress.models, release.public_breakdowns, rotation.publish_after_days)", file=str(path))
     models = egress.get("models", [])
     if not isinstance(models, list):
         raise UserError("models must be a list of model names", file=str(path), field="egress.models")
@@ -117,4 +129,5 @@ def read_policy(path: Path) -> Policy:
         raise UserError("segments must be a list of segment names", file=str(path), field="budget.segments")
     values = {name: budget.get(name, DEFAULTS[name]) for name in MINIMUM}
     return Policy(**values, segments=tuple(segments), organisation=data.get("organisation"),
-                  models=tuple(models), public_breakdowns=tuple(public)).checked(str(path))
+                  models=tuple(models), public_breakdowns=tuple(public),
+                  publish_after_days=rotation.get("publish_after_days")).checked(str(path))

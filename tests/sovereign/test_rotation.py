@@ -1,0 +1,162 @@
+"""§9.3.2 entry rotation between a vault's segments (issue 25 item 2), against the real vault (pyrage).
+
+The vault is the sovereign corpus (200 NTREX-128 eng→spa entries: ids 1-50 gold_standard, 51-70 held_out,
+the rest public) sealed to a custodian; each test rotates a copy. Checked: counts per segment after a
+rotation, the re-sealed secret half opens with the custodian's key, a moved entry is gone from the secret
+half once published (read with pyrage directly, not through mt-eval), the seeded draw is Python's own
+``random.Random(seed).sample`` of the sorted ids, ``vault history`` lists every move, premature publication
+and rotation without consent are refused in one line with nothing written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pyrage
+import pytest
+from typer.testing import CliRunner
+from vault_fixtures import GOLD, HELD_OUT, Custodian, copy_vault, give_consent
+
+from mt_eval.cli import app
+from mt_eval.corpus.loaders import load_corpus
+from mt_eval.errors import UserError
+from mt_eval.sovereign.consent import revoke_consent
+from mt_eval.sovereign.governance import Governance
+from mt_eval.sovereign.rotation import history, rotate_entries
+from mt_eval.sovereign.vault import open_segment, open_vault, read_identities
+
+runner = CliRunner()
+GOLD_IDS = list(range(1, GOLD + 1))
+HELD_IDS = list(range(GOLD + 1, GOLD + HELD_OUT + 1))
+
+
+def _invoke(*args: object) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in args], terminal_width=400)
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def vault(tmp_path: Path, sealed: Path) -> Path:
+    return copy_vault(sealed, tmp_path / "vault")
+
+
+@pytest.fixture
+def gov(tmp_path: Path) -> Governance:
+    return Governance(give_consent(tmp_path / "governance"))
+
+
+def _policy(gov: Governance, days: int) -> None:
+    gov.dir.mkdir(parents=True, exist_ok=True)
+    gov.policy_path.write_text(f"[rotation]\npublish_after_days = {days}\n", encoding="utf-8")
+
+
+def _secret_entries(vault: Path, custodian: Custodian) -> list[dict[str, Any]]:
+    """The secret half's entries, decrypted by pyrage itself with the custodian's identity."""
+    clear = pyrage.decrypt((vault / "secret.age").read_bytes(), read_identities(custodian.key))
+    return list(json.loads(clear)["entries"])
+
+
+def _files(vault: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(vault.iterdir())}
+
+
+def test_a_seeded_rotation_into_held_out_reseals_and_keeps_the_history(vault: Path, gov: Governance,
+                                                                       custodians: list[Custodian]) -> None:
+    before = json.loads((vault / "vault.json").read_text())
+    code, output = _invoke("vault", "rotate-entries", vault, "--from", "gold_standard", "--to", "held_out",
+                           "--count", 5, "--seed", 7, "--identity", custodians[0].key, "--who", "council",
+                           "--governance", gov.dir)
+    assert code == 0 and "moved 5 entries from gold_standard to held_out" in output, output
+    drawn = random.Random(7).sample(GOLD_IDS, 5)  # the independent reference of the draw
+    manifest = json.loads((vault / "vault.json").read_text())
+    assert manifest["secret"]["segments"] == {"gold_standard": GOLD - 5, "held_out": HELD_OUT + 5}
+    assert manifest["public"] == before["public"]  # nothing public changed
+    assert manifest["corpus_sha256"] != before["corpus_sha256"] == manifest["sealed_corpus_sha256"]
+    full = open_vault(vault, custodians[0].key)  # the re-sealed half opens with the custodian's key
+    segment = {e.id: e.segment.value for e in full.entries}
+    assert all(segment[i] == "held_out" for i in drawn) and len(full.entries) == 200
+    gold = open_segment(vault, custodians[0].key, "gold_standard")  # what a run after the rotation opens
+    assert sorted(e.id for e in gold.entries) == sorted(set(GOLD_IDS) - set(drawn))
+    assert gold.sha256 == manifest["corpus_sha256"]
+    with pytest.raises(UserError, match="not a recipient"):
+        open_vault(vault, custodians[1].key)  # re-sealed to the same recipients only
+
+    [event] = [e for e in gov.events() if e["kind"] == "rotate_entries"]
+    assert event["ids"] == drawn and event["seed"] == 7 and event["who"] == "council" and not event["published"]
+    assert event["corpus_sha256_before"] == before["corpus_sha256"]
+    assert not any(e.source in json.dumps(event, ensure_ascii=False) for e in gold.entries)  # no text logged
+    assert {i: [(m.source, m.target) for m in ms] for i, ms in history(gov, "ntrex128-eng-spa-demo").items()} == \
+        {i: [("gold_standard", "held_out")] for i in drawn}
+    code, output = _invoke("vault", "history", vault, "--governance", gov.dir)
+    assert code == 0 and "5 of 200 entries rotated" in output, output
+    assert f"entry {drawn[0]}: gold_standard → held_out (" in output
+
+
+def test_publishing_a_gold_entry_is_refused_unless_the_policy_allows_it(vault: Path, gov: Governance,
+                                                                        custodians: list[Custodian]) -> None:
+    key = custodians[0].key
+    untouched = _files(vault)
+    code, output = _invoke("vault", "rotate-entries", vault, "--from", "gold_standard", "--to", "development",
+                           "--ids", "3,4", "--identity", key, "--governance", gov.dir)
+    assert code == 2 and "rotation.publish_after_days is not set" in output.strip().splitlines()[0], output
+    assert _files(vault) == untouched and not [e for e in gov.events() if e["kind"] == "rotate_entries"]
+
+    _policy(gov, 30)  # published 30 days after leaving gold_standard
+    rotate_entries(vault, key, gov, source="gold_standard", target="held_out", ids=[3, 4])
+    with pytest.raises(UserError, match=r"entry 3 left gold_standard 0 day\(s\) ago; the policy publishes a "
+                                        r"rotated-out gold entry 30 day\(s\) after"):
+        rotate_entries(vault, key, gov, source="held_out", target="development", ids=[3])
+    with pytest.raises(UserError, match="left gold_standard 0 day"):
+        rotate_entries(vault, key, gov, source="gold_standard", target="diagnostic", ids=[5])
+    # a held_out entry that never was gold may go public once the policy sets the key
+    done = rotate_entries(vault, key, gov, source="held_out", target="development", ids=[HELD_IDS[0]])
+    assert done.moved == (HELD_IDS[0],)
+    secret_ids = {e["id"] for e in _secret_entries(vault, custodians[0])}
+    assert HELD_IDS[0] not in secret_ids and {3, 4} <= secret_ids  # gone from the secret half
+
+
+def test_with_publish_after_zero_gold_entries_go_public_and_leave_the_secret_half(vault: Path, gov: Governance,
+                                                                                  custodians: list[Custodian]) -> None:
+    _policy(gov, 0)
+    original = {e.id: e for e in open_vault(vault, custodians[0].key).entries}
+    done = rotate_entries(vault, custodians[0].key, gov, source="gold_standard", target="development", count=4,
+                          seed=11)
+    moved = set(done.moved)
+    assert moved == set(random.Random(11).sample(GOLD_IDS, 4))
+    secret = _secret_entries(vault, custodians[0])
+    assert not moved & {e["id"] for e in secret} and len(secret) == GOLD + HELD_OUT - 4
+    public = load_corpus(vault / "public.json")  # an ordinary corpus, loaded by the ordinary loader
+    published = {e.id: e for e in public.entries if e.id in moved}
+    assert set(published) == moved and all(e.segment.value == "development" for e in published.values())
+    assert all(published[i].source == original[i].source and published[i].reference == original[i].reference
+               for i in moved)
+    manifest = json.loads((vault / "vault.json").read_text())
+    assert manifest["secret"]["segments"] == {"gold_standard": GOLD - 4, "held_out": HELD_OUT}
+    assert manifest["public"]["entries"] == 200 - GOLD - HELD_OUT + 4
+    [event] = [e for e in gov.events() if e["kind"] == "rotate_entries"]
+    assert event["published"] is True
+
+
+def test_rotation_needs_consent_and_never_moves_public_entries_into_secret(vault: Path, tmp_path: Path,
+                                                                          custodians: list[Custodian]) -> None:
+    key, untouched = custodians[0].key, _files(vault)
+    bare = Governance(tmp_path / "no-consent")
+    code, output = _invoke("vault", "rotate-entries", vault, "--count", 2, "--seed", 1, "--identity", key,
+                           "--governance", bare.dir)
+    assert code == 2 and "cannot rotate entries into dataset 'ntrex128-eng-spa-demo': no community consent" in output
+    gov = Governance(give_consent(tmp_path / "governance"))
+    revoke_consent(gov, "ntrex128-eng-spa-demo", "es", "council decision", "2026-11-20")
+    with pytest.raises(UserError, match="consent \\(es\\) was revoked on 2026-11-20"):
+        rotate_entries(vault, key, gov, source="gold_standard", target="held_out", count=2, seed=1)
+    public_id = next(e.id for e in load_corpus(vault / "public.json").entries if e.segment.value == "development")
+    with pytest.raises(UserError, match="development is public in this vault"):
+        rotate_entries(vault, key, gov, source="development", target="gold_standard", ids=[public_id])
+    with pytest.raises(UserError, match="entry 60 is not in gold_standard"):
+        rotate_entries(vault, key, gov, source="gold_standard", target="held_out", ids=[60])
+    code, output = _invoke("vault", "rotate-entries", vault, "--count", 2, "--identity", key, "--governance", gov.dir)
+    assert code == 2 and "give --count N and --seed S" in output
+    assert _files(vault) == untouched
