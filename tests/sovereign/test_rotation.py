@@ -121,7 +121,8 @@ def test_publishing_a_gold_entry_is_refused_unless_the_policy_allows_it(vault: P
 
 def test_with_publish_after_zero_gold_entries_go_public_and_leave_the_secret_half(vault: Path, gov: Governance,
                                                                                   custodians: list[Custodian]) -> None:
-    _policy(gov, 0)
+    code, output = _invoke("governance", "policy", "--publish-after-days", 0, "--governance", gov.dir)
+    assert code == 0 and "rotated-out gold entries public: 0 days after leaving gold_standard" in output, output
     original = {e.id: e for e in open_vault(vault, custodians[0].key).entries}
     done = rotate_entries(vault, custodians[0].key, gov, source="gold_standard", target="development", count=4,
                           seed=11)

@@ -89,6 +89,9 @@ def policy(
                                             "--organisation")] = None,
     model: Annotated[list[str] | None, opt("An LLM model the broker may forward to (repeat; replaces the list). "
                                            "A gateway bundle declaring another is refused.", "--model")] = None,
+    publish_after_days: Annotated[int | None, opt("Days after leaving gold_standard before a rotated entry may "
+                                                  "enter a public segment (vault rotate-entries; unset: never).",
+                                                  "--publish-after-days")] = None,
     who: WhoOpt = None,
     governance: GovernanceOpt = Path("governance"),
 ) -> None:
@@ -104,9 +107,10 @@ def policy(
     from mt_eval.sovereign.governance import Governance
 
     gov = Governance(governance)
-    if any(v is not None for v in (submissions, runs_per_submission, days, organisation, model)):
+    if any(v is not None for v in (submissions, runs_per_submission, days, organisation, model, publish_after_days)):
         gov.set_policy(submissions=submissions, runs_per_submission=runs_per_submission, days=days,
-                       organisation=organisation, models=tuple(model) if model is not None else None, who=who)
+                       organisation=organisation, models=tuple(model) if model is not None else None, who=who,
+                       publish_after_days=publish_after_days)
     for line in policy_lines(gov.policy(), gov.revoked()):
         out.print(line, highlight=False)
 

@@ -55,7 +55,10 @@ def policy_lines(policy: Any, revoked: Mapping[str, str]) -> list[str]:
     lines = [f"organisation: {escape(policy.organisation or '(not set: --organisation NAME)')}",
              f"budget: {policy.submissions} gold submissions per {policy.days} days per submitter key, each run "
              f"at most {policy.runs_per_submission} times, on {escape(', '.join(policy.segments))}",
-             f"egress models: {escape(', '.join(policy.models) or '(none: --model NAME)')}"]  # fmt: skip
+             f"egress models: {escape(', '.join(policy.models) or '(none: --model NAME)')}",
+             "rotated-out gold entries public: " + ("never (--publish-after-days N)" if policy.publish_after_days
+                                                    is None else f"{policy.publish_after_days} days after leaving "
+                                                                 "gold_standard")]  # fmt: skip
     lines += [f"revoked: {escape(target)} ({escape(reason)})" for target, reason in revoked.items()]
     return lines
 

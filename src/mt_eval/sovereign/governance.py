@@ -21,8 +21,9 @@ secret, whatever its status), ``submitter_add`` / ``submitter_revoke`` (``submit
 ``publish``, ``revoke``, ``reinstate``, ``policy``, ``approve`` (a custodian of a quorum vault approves
 one gold run of a bundle on a segment: ``custody.py``; the next ``run`` of that bundle and segment
 consumes it), ``revoke_custodian`` (a custodian removed, the vault
-re-sealed to a new split) and ``consent`` / ``consent_revoke`` / ``consent_reinstate`` (community consent
-records: ``consent.py``).
+re-sealed to a new split), ``consent`` / ``consent_revoke`` / ``consent_reinstate`` (community consent
+records: ``consent.py``), ``ownership_*`` (§8.3 ownership transfer: ``ownership.py``) and ``rotate_entries``
+(§9.3.2 entries moved between a vault's segments: ``rotation.py``).
 """
 
 from __future__ import annotations
@@ -208,18 +209,18 @@ class Governance:
 
     def set_policy(self, *, submissions: int | None = None, runs_per_submission: int | None = None,
                    days: int | None = None, organisation: str | None = None, models: tuple[str, ...] | None = None,
-                   who: str | None = None) -> Policy:
+                   who: str | None = None, publish_after_days: int | None = None) -> Policy:
         """Change the policy file (and log the change); ``None`` keeps a value as it is."""
         old = self.policy()
         asked: dict[str, Any] = {"submissions": submissions, "runs_per_submission": runs_per_submission, "days": days,
                                  "organisation": organisation.strip() if organisation is not None else None,
-                                 "models": models}
+                                 "models": models, "publish_after_days": publish_after_days}
         new = replace(old, **{k: v for k, v in asked.items() if v is not None}).checked()
         self.dir.mkdir(parents=True, exist_ok=True)
         write_atomic(self.policy_path, new.toml().encode("utf-8"))
         self.record({"kind": "policy", "who": who, "submissions": new.submissions, "days": new.days,
                      "runs_per_submission": new.runs_per_submission, "organisation": new.organisation,
-                     "models": list(new.models)})  # fmt: skip
+                     "models": list(new.models), "publish_after_days": new.publish_after_days})  # fmt: skip
         return new
 
     # ------------------------------------------------------------ consent and budget
