@@ -137,16 +137,16 @@ def hostile_bundle(tmp: Path, contest_root: Path, custodian_key: Path) -> Path:
 
 def reference_outputs(made: Made, kind: str) -> dict[int, str]:
     """Outputs of known quality for the secret split (read from the vault with the custodian's key):
-    ``perfect`` (the references), ``drop_last`` / ``drop_first`` (every reference minus its last / first word:
-    tied with each other, well below perfect), ``half`` (the first half of the words: far below)."""
+    ``perfect`` (the references), ``drop_even`` / ``drop_odd`` (the references minus their last word at even /
+    odd positions: tied with each other, below perfect), ``half`` (the first half of the words: far below)."""
     from mt_eval.contest.manifest import SECRET_SEGMENT
     from mt_eval.sovereign.vault import open_segment
 
     out = {}
-    for e in open_segment(made.root / "vault", made.key, SECRET_SEGMENT).entries:
+    for i, e in enumerate(open_segment(made.root / "vault", made.key, SECRET_SEGMENT).entries):
         words = e.reference.split()
-        text = {"perfect": words, "drop_last": words[:-1], "drop_first": words[1:],
-                "half": words[: max(1, len(words) // 2)]}[kind]  # fmt: skip
+        text = {"perfect": words, "drop_even": words[:-1] if i % 2 == 0 else words,
+                "drop_odd": words[:-1] if i % 2 else words, "half": words[: max(1, len(words) // 2)]}[kind]  # fmt: skip
         out[e.id] = " ".join(text) or words[0]
     return out
 
