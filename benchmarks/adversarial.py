@@ -36,6 +36,8 @@ from pathlib import Path
 
 from ntrex_common import SOURCE, data_dir, read_lines, reference
 
+from support.perturb import typos
+
 MT_EVAL = [sys.executable, "-m", "mt_eval"]
 PAIRS = [("eng-spa", "es", "spa", "por"), ("eng-cat", "ca", "cat", "spa")]
 LOW_TIERS = ("emerging", "baseline")
@@ -65,19 +67,6 @@ def permuted(i: int, text: str) -> str:
     """The reference's own words in a random order (seeded per line): every word right, no sentence."""
     words = text.split()
     random.Random(i).shuffle(words)
-    return " ".join(words)
-
-
-def typos(i: int, text: str) -> str:
-    """Two adjacent interior letters swapped in one word of ten (at least one; lower-case words of 4+ letters:
-    a misspelt name is a name not preserved, the entity class's business)."""
-    words = text.split()
-    long = [k for k, w in enumerate(words) if len(w) >= 4 and w.isalpha() and w.islower()]
-    rng = random.Random(i)
-    for k in rng.sample(long, min(len(long), max(1, len(words) // 10))):
-        w = words[k]
-        j = rng.randrange(1, len(w) - 2)
-        words[k] = w[:j] + w[j + 1] + w[j] + w[j + 2 :]
     return " ".join(words)
 
 

@@ -22,21 +22,9 @@ from ntrex_common import DEFAULT_NTREX, SOURCE, read_lines, reference
 
 from mt_eval.languages.card import language_card
 from mt_eval.metrics.critical_checks import FLAGS, Pair, check_entry
+from support.perturb import bumped_numbers, flipped_negation
 
 PAIRS = {"spa": "es", "cat": "ca"}
-
-
-def _bump(match: re.Match[str]) -> str:
-    return str(int(match.group(0)) + 1)
-
-
-def _flip(line: str) -> str:
-    words = line.split()
-    if "no" in words:
-        words.remove("no")
-    else:
-        words.insert(1, "no")
-    return " ".join(words)
 
 
 def _typos(line: str, rng: random.Random) -> str:
@@ -59,8 +47,8 @@ def classes(refs: list[str]) -> dict[str, tuple[list[int], Callable[[int], str]]
     return {
         "references": (every, lambda i: refs[i]),
         "numbers changed": ([i for i, r in enumerate(refs) if re.search(r"\d", r)],
-                            lambda i: re.sub(r"\d+", _bump, refs[i])),
-        "negation flipped": (every, lambda i: _flip(refs[i])),
+                            lambda i: bumped_numbers(refs[i])),
+        "negation flipped": (every, lambda i: flipped_negation(refs[i])),
         "names swapped": ([i for i, ws in enumerate(names) if ws], lambda i: " ".join(
             rng.choice(pool) if j and w[:1].isupper() else w for j, w in enumerate(refs[i].split()))),
         "sentence appended": (every, lambda i: refs[i] + " " + refs[(i + 300) % len(refs)]),

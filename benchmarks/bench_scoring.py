@@ -34,7 +34,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ntrex_common import SOURCE, data_dir, degrade, read_lines, reference
+from ntrex_common import SOURCE, data_dir, read_lines, reference
+
+from support.perturb import degrade
 
 LANGS = ["spa", "deu", "fra", "por", "ita"]  # references scored together with the Spanish card
 N_RESAMPLES = 1000

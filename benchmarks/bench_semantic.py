@@ -159,7 +159,9 @@ ROUNDS = 3
 
 def corpus_texts() -> tuple[list[str], list[str]]:
     """The corpus's references and the hypotheses the benchmark scores (degraded references)."""
-    from ntrex_common import degrade  # benchmarks/ is this script's folder, so on sys.path
+    import ntrex_common  # noqa: F401  (benchmarks/ is this script's folder; it puts tests/ on sys.path)
+
+    from support.perturb import degrade
 
     refs = [e["reference"] for e in json.loads(CORPUS.read_text(encoding="utf-8"))["entries"]]
     return [degrade(i, r) for i, r in enumerate(refs)], refs

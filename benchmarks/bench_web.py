@@ -33,11 +33,12 @@ from pathlib import Path
 
 import httpx
 from bench_leaderboard import BATCH, insert_batch, p95, real_card, synthetic
-from ntrex_common import DEFAULT_NTREX, SOURCE, degrade, read_lines, reference
+from ntrex_common import DEFAULT_NTREX, SOURCE, read_lines, reference
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
 from mt_eval.store import open_store
+from support.perturb import degrade
 
 TARGET_MS = 100.0
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import subprocess
 import sys
@@ -29,18 +28,11 @@ from pathlib import Path
 
 from ntrex_common import DEFAULT_NTREX, SOURCE, read_lines, reference
 
+from support.perturb import word_salad
+
 GOAL = 3.0
+SEED = 22
 MT_EVAL = Path(sys.executable).with_name("mt-eval")
-
-
-def salad(lines: list[str], seed: int = 22) -> list[str]:
-    rng = random.Random(seed)
-    out = []
-    for line in lines:
-        words = line.split()
-        rng.shuffle(words)
-        out.append(" ".join(words))
-    return out
 
 
 def score(src: Path, ref: Path, hyps: list[str], folder: Path, name: str) -> tuple[float, dict]:
@@ -60,7 +52,7 @@ def long_line(folder: Path, sources: list[str], refs: list[str]) -> None:
     src, ref = folder / "src2.txt", folder / "ref2.txt"
     src.write_text("\n".join(sources) + "\n", encoding="utf-8")
     ref.write_text("\n".join(refs) + "\n", encoding="utf-8")
-    words = salad([" ".join(refs * 400)])[0]  # real words in no order: the worst case for TER
+    words = word_salad([" ".join(refs * 400)], SEED)[0]  # real words in no order: the worst case for TER
     for size in (1_048_576, MAX_OUTPUT_CHARS):
         hyp = folder / "long.txt"
         hyp.write_text(refs[0] + "\n" + (words * (size // len(words) + 1))[:size].strip() + "\n", encoding="utf-8")
@@ -89,7 +81,7 @@ def main() -> int:
         src.write_text("\n".join(sources) + "\n", encoding="utf-8")
         ref.write_text("\n".join(refs) + "\n", encoding="utf-8")
         times: dict[str, list[float]] = {"in order": [], "word salad": []}
-        outputs = {"in order": refs, "word salad": salad(refs)}
+        outputs = {"in order": refs, "word salad": word_salad(refs, SEED)}
         ter: dict[str, float] = {}
         for k in range(args.repeats):
             for name in (list(outputs) if k % 2 == 0 else list(outputs)[::-1]):

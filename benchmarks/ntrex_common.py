@@ -1,4 +1,4 @@
-"""Shared by the NTREX benchmarks: where the data is, how it is read, how hypotheses are made.
+"""Shared by the NTREX benchmarks: where the data is, how it is read; hypotheses come from ``support.perturb``.
 
 The data defaults to the repository's own copy (``tests/data/ntrex128``: the English source and
 the five references the benchmarks use are there whole), so ``make bench`` runs on a fresh clone;
@@ -8,9 +8,14 @@ the five references the benchmarks use are there whole), so ``make bench`` runs 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# the test helpers package (tests/support), as pytest's pythonpath: the adversarial outputs the benchmarks score
+# (support.perturb) are the tests' own, one copy
+if str(REPO / "tests") not in sys.path:
+    sys.path.insert(0, str(REPO / "tests"))
 DEFAULT_NTREX = REPO / "tests" / "data" / "ntrex128"
 SOURCE = "newstest2019-src.eng.txt"
 
@@ -40,16 +45,3 @@ def data_dir(doc: str | None, needs: list[str], argv: list[str] | None = None) -
 def read_lines(path: Path) -> list[str]:
     lines = path.read_text(encoding="utf-8").split("\n")
     return lines[:-1] if lines and lines[-1] == "" else lines
-
-
-def degrade(index: int, line: str) -> str:
-    """Four kinds of damage in rotation, so scores are realistic rather than 0 or 100."""
-    words = line.split()
-    kind = index % 4
-    if kind == 0:
-        words = [w for i, w in enumerate(words) if i % 3 != 2]
-    elif kind == 1 and len(words) > 1:
-        words[0], words[1] = words[1], words[0]
-    elif kind == 2:
-        words = words[:-1]
-    return " ".join(words)

@@ -16,6 +16,7 @@ from mt_eval.languages.card import language_card
 from mt_eval.metrics.critical import worst_entries
 from mt_eval.metrics.critical_checks import Pair, check_entry, digit_numbers, normalise_number, sentences
 from mt_eval.runcard.verify import verify_card
+from support.perturb import bumped_numbers, flipped_negation
 
 EN_ES = Pair(language_card("es"), language_card("en"), True)
 
@@ -103,27 +104,14 @@ def _rate(outputs: list[str], src: list[str], ref: list[str], flag: str | None =
     return sum((f.flagged(flag) if flag else f.any) for f in found) / len(found)
 
 
-def _bump(match: re.Match[str]) -> str:
-    return str(int(match.group(0)) + 1)
-
-
 def test_references_are_not_flagged_and_every_adversarial_class_is() -> None:
     src, ref = _ntrex()
     assert _rate(ref, src, ref) == 0.0  # the reference licenses what each check requires: 0 by construction
     rng = random.Random(7)
     digits = [i for i, r in enumerate(ref) if re.search(r"\d", r)]
-    changed = [re.sub(r"\d+", _bump, ref[i]) for i in digits]
+    changed = [bumped_numbers(ref[i]) for i in digits]
     assert _rate(changed, [src[i] for i in digits], [ref[i] for i in digits], "numbers") >= 0.95
-
-    def flip(line: str) -> str:
-        words = line.split()
-        if "no" in words:
-            words.remove("no")
-        else:
-            words.insert(1, "no")
-        return " ".join(words)
-
-    assert _rate([flip(r) for r in ref], src, ref, "negation") >= 0.95
+    assert _rate([flipped_negation(r) for r in ref], src, ref, "negation") >= 0.95
     names = [[w for j, w in enumerate(r.split()) if j and w[:1].isupper()] for r in ref]
     pool = [w for ws in names for w in ws]
     with_names = [i for i, ws in enumerate(names) if ws]
@@ -138,7 +126,7 @@ def test_references_are_not_flagged_and_every_adversarial_class_is() -> None:
 
 def test_rates_are_on_the_card_with_intervals_and_verify_recomputes_them() -> None:
     src, ref = _ntrex(40)
-    hyps = [re.sub(r"\d+", _bump, r) if i % 4 == 0 else r for i, r in enumerate(ref)]
+    hyps = [bumped_numbers(r) if i % 4 == 0 else r for i, r in enumerate(ref)]
     result = mt_eval.score(hyps, ref, sources=src, lang="en-es")
     flagged = sum(1 for i, r in enumerate(ref) if i % 4 == 0 and re.search(r"\d", r))
     assert flagged > 0

@@ -18,6 +18,7 @@ from mt_eval.languages.card import language_card
 from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.critical import PARENT, CriticalErrorRate, NumberErrorRate, critical_signature
 from mt_eval.metrics.critical_checks import Pair, check_entry, one_edit
+from support.perturb import typos
 
 ES, EN = language_card("es"), language_card("en")
 V2, V1 = Pair(ES, EN, True), Pair(ES, EN, True, typo_tolerant=False)
@@ -96,18 +97,6 @@ def test_a_scored_card_records_version_2() -> None:
 
 # --- the bundled NTREX eng→spa slice: adversarial.py's classes ------------------------------------------------
 
-def _typos(i: int, text: str) -> str:
-    """benchmarks/adversarial.py's class: two adjacent letters swapped in one lower-case word of ten."""
-    words = text.split()
-    long = [k for k, w in enumerate(words) if len(w) >= 4 and w.isalpha() and w.islower()]
-    rng = random.Random(i)
-    for k in rng.sample(long, min(len(long), max(1, len(words) // 10))):
-        w = words[k]
-        j = rng.randrange(1, len(w) - 2)
-        words[k] = w[:j] + w[j + 1] + w[j] + w[j + 2:]
-    return " ".join(words)
-
-
 def _rate(pair: Pair, rows: list[int], outputs: list[str], src: list[str], ref: list[str], flag: str) -> float:
     found = [check_entry(src[i], o, ref[i], pair) for i, o in zip(rows, outputs, strict=True)]
     return sum(f.flagged(flag) if flag != "any" else f.any for f in found) / len(found)
@@ -117,7 +106,7 @@ def test_typos_are_not_flagged_and_the_adversarial_classes_keep_their_rates() ->
     src = (NTREX / "newstest2019-src.eng.txt").read_text(encoding="utf-8").splitlines()[:500]
     ref = (NTREX / "newstest2019-ref.spa.txt").read_text(encoding="utf-8").splitlines()[:500]
     every = list(range(len(ref)))
-    typo = [_typos(i, r) for i, r in enumerate(ref)]
+    typo = [typos(i, r) for i, r in enumerate(ref)]  # benchmarks/adversarial.py's class
     before, after = _rate(V1, every, typo, src, ref, "any"), _rate(V2, every, typo, src, ref, "any")
     assert before > 0.01 and after <= 0.002  # version 1 flagged about 2 % of typo'd references
     digits = [i for i in every if re.search(r"\d", ref[i])]

@@ -4,8 +4,6 @@ to score refused with one line before anything runs."""
 
 from __future__ import annotations
 
-import random
-import sys
 from pathlib import Path
 
 from sacrebleu.metrics import TER
@@ -15,9 +13,7 @@ from data_paths import NTREX
 from mt_eval.cli import app
 from mt_eval.metrics.ter_bound import MAX_SHIFT_EXCESS, BoundedTER, bounded_edit_rate
 from mt_eval.scoring.limits import MAX_OUTPUT_CHARS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from ntrex_common import degrade
+from support.perturb import degrade, word_salad
 
 
 def _refs(n: int, start: int = 400) -> list[str]:
@@ -25,13 +21,7 @@ def _refs(n: int, start: int = 400) -> list[str]:
 
 
 def _salad(lines: list[str]) -> list[str]:
-    rng = random.Random(3)
-    out = []
-    for line in lines:
-        words = line.split()
-        rng.shuffle(words)
-        out.append(" ".join(words))
-    return out
+    return word_salad(lines, seed=3)
 
 
 def test_real_translations_get_sacrebleus_exact_statistics() -> None:
