@@ -32,12 +32,13 @@ from mt_eval.sovereign.ownership import (
     DEPLOYABLE_THRESHOLD,
     decide,
     decision_message,
+    eligibility_problems,
     offer,
     ownership_of,
     sign_decision,
 )
 from mt_eval.sovereign.public_card import store_full_card
-from mt_eval.sovereign.submitters import add_submitter
+from mt_eval.sovereign.submitters import add_submitter, revoke_submitter
 from support.sovereign import CORPUS, EXAMPLES
 
 runner = CliRunner()
@@ -233,3 +234,16 @@ def test_a_tampered_log_refuses_every_ownership_step(world: World) -> None:
     assert code == 2 and "audit log fails verification" in output
     code, output = _invoke("governance", "ownership", "status", world.bundle_sha256[:12], "--governance", gov.dir)
     assert code == 2 and "audit log fails verification" in output
+
+
+def test_a_deployable_composite_capped_by_critical_errors_or_a_revoked_key_does_not_pass(world: World) -> None:
+    capped = {"run_card_hash": world.good["run_card_hash"],
+              "scores": {"composite": 0.72, "quality_tier": "functional", "critical_error_rate": 0.12}}
+    [problem] = eligibility_problems(capped, _accepted(world.good))
+    assert "reaches 0.7 but the card's tier is functional (critical_error_rate 0.12)" in problem
+    assert eligibility_problems(world.good, _accepted(world.good)) == []
+    offer(world.gov, world.good, _accepted(world.good), world.terms)
+    revoke_submitter(world.gov, "alice", "key lost")
+    code, output = _invoke("governance", "ownership", "accept", world.bundle_sha256[:12], "--key", world.key,
+                           "--governance", world.gov.dir)
+    assert code == 2 and "is revoked (key lost)" in output, output
