@@ -187,3 +187,47 @@ def test_loading_refuses_a_folder_the_checker_refuses(tmp_path: Path) -> None:
     (root / "modeling_evil.py").write_text("raise SystemExit('ran')\n")
     with pytest.raises(UserError, match="not a file a weights-only model bundle may hold"):
         load_model_bundle(root, "en", "es")
+
+
+@pytest.mark.slow
+def test_a_real_tiny_checkpoint_passes_and_translates_as_plain_nmt_does(tmp_path: Path) -> None:
+    """The must-show weights-only entrant: support.nmt's tiny NLLB (save_pretrained's own files) passes the
+    checker unchanged, and the weights-only load translates exactly as an ordinary ``nmt:DIR`` run does."""
+    from mt_eval.api.loops import run_blocking
+    from mt_eval.languages.card import language_card
+    from mt_eval.methods.base import TranslationRequest
+    from mt_eval.methods.nmt import NMTMethod
+    from support.nmt import build_tiny_nllb
+
+    root = build_tiny_nllb(tmp_path / "tiny")
+    bundle, problems = check_model_bundle(root)
+    assert problems == [] and bundle is not None and bundle.model_type == "m2m_100"
+    requests = [TranslationRequest(i, s, "en", "es") for i, s in enumerate(["The cat sleeps.", "Hello world."])]
+    weights_only = run_blocking(load_model_bundle(root, "en", "es").translate(requests))
+    plain = run_blocking(NMTMethod(str(root), language_card("en"), language_card("es")).translate(requests))
+    assert [t.text for t in weights_only] == [t.text for t in plain]
+    assert all(t.error is None for t in weights_only) and weights_only[0].model_id == plain[0].model_id
+
+
+@pytest.mark.slow
+def test_the_code_an_auto_map_names_runs_under_trust_remote_code_and_the_checker_refuses_it(tmp_path: Path) -> None:
+    """The attack is real: transformers imports the checkpoint's own modeling file when asked to trust remote
+    code (seen: a marker file written). The checker refuses the folder before any loader sees it."""
+    from transformers import AutoModelForSeq2SeqLM
+
+    from support.nmt import build_tiny_nllb
+
+    root = build_tiny_nllb(tmp_path / "evil")
+    marker = tmp_path / "RAN"
+    config = json.loads((root / "config.json").read_text())
+    config["auto_map"] = {"AutoModelForSeq2SeqLM": "modeling_evil.Evil", "AutoConfig": "modeling_evil.EvilConfig"}
+    (root / "config.json").write_text(json.dumps(config))
+    (root / "modeling_evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nfrom transformers import "
+                                           "M2M100ForConditionalGeneration as Evil, M2M100Config as EvilConfig\n")
+    AutoModelForSeq2SeqLM.from_pretrained(str(root), trust_remote_code=False)
+    assert not marker.exists()  # what load_model_bundle passes
+    AutoModelForSeq2SeqLM.from_pretrained(str(root), trust_remote_code=True)
+    assert marker.exists()  # what the checker's refusal (and the flag) stand between
+    lines = _lines(root)
+    assert any(line.startswith("config.json: key 'auto_map' asks to run code shipped with the model") for line in lines)
+    assert any(line.startswith("modeling_evil.py: not a file") for line in lines)
