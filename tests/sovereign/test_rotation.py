@@ -13,21 +13,26 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pyrage
 import pytest
+from submitter_fixtures import sign_up
 from typer.testing import CliRunner
 from vault_fixtures import GOLD, HELD_OUT, Custodian, copy_vault, give_consent
 
 from mt_eval.cli import app
 from mt_eval.corpus.loaders import load_corpus
 from mt_eval.errors import UserError
+from mt_eval.runcard.verify import verify_card
 from mt_eval.sovereign.consent import revoke_consent
 from mt_eval.sovereign.governance import Governance
+from mt_eval.sovereign.public_card import full_card_hash, load_full_card
 from mt_eval.sovereign.rotation import history, rotate_entries
-from mt_eval.sovereign.vault import open_segment, open_vault, read_identities
+from mt_eval.sovereign.vault import open_segment, open_vault, read_identities, seal
+from support.sovereign import CORPUS, EXAMPLES, write_policy
 
 runner = CliRunner()
 GOLD_IDS = list(range(1, GOLD + 1))
@@ -161,3 +166,40 @@ def test_rotation_needs_consent_and_never_moves_public_entries_into_secret(vault
     code, output = _invoke("vault", "rotate-entries", vault, "--count", 2, "--identity", key, "--governance", gov.dir)
     assert code == 2 and "give --count N and --seed S" in output
     assert _files(vault) == untouched
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+def test_gold_runs_after_a_rotation_use_the_new_segments_and_old_cards_still_verify(
+        tmp_path: Path, custodians: list[Custodian]) -> None:
+    """Two real gold runs of one signed bundle in the sandbox, a rotation between them (~7 s)."""
+    data = json.loads(CORPUS.read_text(encoding="utf-8"))
+    data["entries"] = data["entries"][:12]
+    for i, entry in enumerate(data["entries"]):
+        entry["segment"] = "gold_standard" if i < 6 else "held_out" if i < 8 else "development"
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    gov = Governance(give_consent(write_policy(tmp_path / "governance")))
+    vault, key = tmp_path / "vault", custodians[0].key
+    seal(corpus, ["gold_standard", "held_out"], [custodians[0].recipient], vault)
+    bundle = tmp_path / "bundle"
+    shutil.copytree(EXAMPLES / "glossary-python", bundle, ignore=shutil.ignore_patterns("__pycache__"))
+    sign_up(gov.dir, bundle)
+    code, output = _invoke("sovereign", "preflight", bundle, "--corpus", vault / "public.json", "--governance",
+                           gov.dir, "--out", tmp_path / "P.json", "--logs", tmp_path / "logs")
+    assert code == 0, output
+
+    def gold_run(name: str) -> dict[str, Any]:
+        code, output = _invoke("sovereign", "run", "--bundle", bundle, "--vault", vault, "--identity", key,
+                               "--governance", gov.dir, "--out", tmp_path / name)
+        assert code == 0, output
+        return load_full_card(gov.dir, full_card_hash(gov.dir, str(tmp_path / name)), key)
+
+    before = gold_run("R1.json")
+    done = rotate_entries(vault, key, gov, source="gold_standard", target="held_out", ids=[1, 2])
+    after = gold_run("R2.json")
+    assert [r["entry_id"] for r in before["results"]] == [1, 2, 3, 4, 5, 6]
+    assert [r["entry_id"] for r in after["results"]] == [3, 4, 5, 6]  # the run after opens the new gold set
+    assert after["dataset"]["sha256"] == done.vault.corpus_sha256 != before["dataset"]["sha256"]
+    assert before["dataset"]["sha256"] == done.vault.manifest["sealed_corpus_sha256"]
+    assert verify_card(before) == [] and verify_card(after) == []  # the old card still verifies
