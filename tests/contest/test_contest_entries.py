@@ -215,3 +215,30 @@ def test_a_weights_only_tiny_model_scores_badly_then_runs_when_the_bar_is_low(tm
     assert full["method"]["config"]["weights_sha256"] and full["condition"] == "sovereign:gold_standard"
     assert done["value"] == pytest.approx(_chrf_pp(full), abs=0.01)
     assert contest_state(lenient.root).entry(1).state == EXECUTED
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("apertium") is None,
+                    reason="needs bubblewrap and Apertium eng-spa")
+def test_a_quorum_vault_needs_its_threshold_of_share_approvals_and_opens_with_shares(tmp_path: Path) -> None:
+    from mt_eval.sovereign.custody import keygen, read_share
+
+    record_ = keygen(tmp_path / "shares", 3, 2)
+    made = make_contest(tmp_path, recipients=[record_.recipient], custody=record_.as_json())
+    shares = [tmp_path / "shares" / f"custodian-{i}.share" for i in (1, 2, 3)]
+    submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
+    assert qualify_entry(made.root, 1, policy=TINY)["passed"] is True
+    with pytest.raises(UserError, match="held by a quorum of 2: approve with your custody share"):
+        approve_entry(made.root, 1, custodian="someone")
+    approve_entry(made.root, 1, share=shares[0])
+    with pytest.raises(UserError, match="custodian 1 already approved entry 1"):
+        approve_entry(made.root, 1, share=shares[0])
+    assert contest_state(made.root).entry(1).state == QUALIFIED  # one of two
+    with pytest.raises(UserError, match="execution needs a approved entry"):
+        execute_entry(made.root, 1, [read_share(s) for s in shares[:2]], policy=TINY)
+    approve_entry(made.root, 1, share=shares[2])
+    assert contest_state(made.root).entry(1).approvals == ("1", "3")
+    with pytest.raises(UserError, match="need 2 shares, got 1"):
+        execute_entry(made.root, 1, [read_share(shares[1])], policy=TINY)
+    done = execute_entry(made.root, 1, [read_share(s) for s in shares[1:]], policy=TINY)
+    assert contest_state(made.root).entry(1).state == EXECUTED and done["value"] > 20.0

@@ -222,7 +222,7 @@ def approve_entry(root: Path, number: int, *, custodian: str | None = None, shar
     """A custodian's approval of a qualified entry's run on the secret split: with ``share`` (a quorum vault)
     through ``custody.approve`` (the share proves the custodian; the sovereign gold run consumes it), else
     ``custodian`` names the holder of the 1-of-1 vault's identity. Records ``contest.approve``; its line hash."""
-    from mt_eval.sovereign.custody import approve
+    from mt_eval.sovereign.custody import approve, read_share
 
     root = Path(root)
     state = contest_state(root)
@@ -231,8 +231,10 @@ def approve_entry(root: Path, number: int, *, custodian: str | None = None, shar
     if entry.state != QUALIFIED:
         raise UserError(f"entry {number} is {entry.state}: only a qualified entry is approved", entry=number)
     if share is not None:
-        who, _ = approve(root / GOVERNANCE, root / VAULT, share, entry.sha256, SECRET_SEGMENT, custodian)
-        name = str(who)
+        name = str(read_share(share).custodian)
+        if name in entry.approvals:  # checked before custody logs its own approval
+            raise UserError(f"custodian {name} already approved entry {number}", entry=number)
+        approve(root / GOVERNANCE, root / VAULT, share, entry.sha256, SECRET_SEGMENT, custodian)
     elif state.manifest.quorum > 1:
         raise UserError(f"this contest's vault is held by a quorum of {state.manifest.quorum}: approve with your "
                         "custody share", field="--share")
