@@ -99,6 +99,8 @@ def test_a_seeded_rotation_into_held_out_reseals_and_keeps_the_history(vault: Pa
     code, output = _invoke("vault", "history", vault, "--governance", gov.dir)
     assert code == 0 and "5 of 200 entries rotated" in output, output
     assert f"entry {drawn[0]}: gold_standard → held_out (" in output
+    code, output = _invoke("vault", "inspect", vault)
+    assert code == 0 and "files intact" in output and f"as sealed: corpus sha256 {before['corpus_sha256']}" in output
 
 
 def test_publishing_a_gold_entry_is_refused_unless_the_policy_allows_it(vault: Path, gov: Governance,

@@ -25,7 +25,9 @@ def vault_lines(info: Mapping[str, Any]) -> list[str]:
         f"corpus sha256 {info['corpus_sha256']}",
         *[f"{name}  {part['entries']} entries ({escape(_segments(part['segments']))}), {part['file']} sha256 "
           f"{part['sha256']}" for name, part in (("public", pub), ("secret", sec))],
-        f"sealed {info.get('sealed_at')}" + (f", rotated {info['rotated_at']}" if info.get("rotated_at") else ""),
+        f"sealed {info.get('sealed_at')}" + (f", rotated {info['rotated_at']}" if info.get("rotated_at") else "")
+        + (f", entries rotated {info['entries_rotated_at']} (as sealed: corpus sha256 "
+           f"{info.get('sealed_corpus_sha256')}; mt-eval vault history)" if info.get("entries_rotated_at") else ""),
         *[f"recipient {r}" for r in info["recipients"]],
     ]
     lines += ([f"[red]{escape(p)}[/red]" for p in info["problems"]] if info["problems"]

@@ -395,6 +395,6 @@ def inspect(vault_dir: Path) -> dict[str, Any]:
         except UserError as exc:
             problems.append(exc.one_line())
     keep = ("dataset_id", "corpus_sha256", "sealed_at", "rotated_at", "recipients", "secret_segments",
-            "custody", "public", "secret")  # fmt: skip
+            "custody", "public", "secret", "sealed_corpus_sha256", "entries_rotated_at")  # fmt: skip
     return {**{k: vault.manifest[k] for k in keep if k in vault.manifest}, "path": str(vault.path),
             "intact": not problems, "problems": problems}
