@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 from mt_eval.cli.common import opt
@@ -20,10 +21,13 @@ def serve(
     public_url: Annotated[str | None, opt(
         "Where readers reach the server, when not at --host:--port (a proxy): invitation links use it. Default: "
         "the address each request came to; accounts invite uses http://HOST:PORT.", "--public-url")] = None,
+    contests: Annotated[Path | None, opt(
+        "A folder of contest roots (made with mt-eval contest create) to serve under /contests: the pages, and "
+        "self-serve submission for signed-in accounts.", "--contests")] = None,
 ) -> None:
     """Serve the leaderboard, run pages, comparisons and dataset pages, with a JSON API under /api,
     and the review pages for signed-in reviewers and admins (make the first admin with
-    mt-eval accounts add NAME --role admin).
+    mt-eval accounts add NAME --role admin). With --contests, the contests of that folder too.
 
     Pages work without JavaScript and load nothing from another host. Texts of the gold_standard
     and held_out segments are never served. Stop with Ctrl-C.
@@ -35,5 +39,9 @@ def serve(
 
     if not 0 < port < 65536:
         raise UserError(f"--port must be between 1 and 65535, not {port}")
+    if contests is not None and not contests.is_dir():
+        raise UserError("--contests must be a folder of contest roots", file=str(contests),
+                        hint="make one with mt-eval contest create")
     run_server(db, host, port, cookie_secure=secure_cookies,
-               public_url=check_base_url(public_url) if public_url is not None else None)
+               public_url=check_base_url(public_url) if public_url is not None else None,
+               contests=contests.resolve() if contests is not None else None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -28,24 +29,25 @@ from mt_eval.errors import UserError
 from mt_eval.store.db import StoreError, open_store
 from mt_eval.store.ranking import N_RESAMPLES
 from mt_eval.version import __version__
-from mt_eval.web import accounts, admin, compare, datasets, leaderboard, review, runs
+from mt_eval.web import accounts, admin, compare, contest_routes, datasets, leaderboard, review, runs
 from mt_eval.web.common import HERE, Memo, page
 
 ROUTERS = (leaderboard.router, runs.router, compare.router, datasets.router, accounts.router, admin.router,
-           review.router)
-"""One router per area: the public pages, then sign-in and invitations, the admin's, the reviewer's."""
+           review.router, contest_routes.router)
+"""One router per area: the public pages, then sign-in and invitations, the admin's, the reviewer's, contests."""
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
 def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES, cookie_secure: bool | None = None,
-               public_url: str | None = None) -> FastAPI:
+               public_url: str | None = None, contests: Path | None = None) -> FastAPI:
     """The web app over the store at ``db_url`` (a SQLite path or a database URL; ``None``: the
     default store, as ``--db`` is resolved on the command line). The store opens (and migrates) here,
     so a wrong URL is one ``StoreError`` before any server starts. ``cookie_secure``: mark the session
     cookie Secure always (True), never (False), or when the request came over https (None).
     ``public_url``: where readers reach the server (behind a proxy), for the links it makes (invitations);
-    None: each request's own base URL (``accounts.links``)."""
+    None: each request's own base URL (``accounts.links``). ``contests``: a folder of contest roots served
+    under ``/contests`` (``web.contest_routes``); None: no contests."""
     store = open_store(db_url)
 
     @asynccontextmanager
@@ -60,6 +62,7 @@ def create_app(db_url: str | None, *, n_resamples: int = N_RESAMPLES, cookie_sec
     app.state.n_resamples = n_resamples
     app.state.cookie_secure = cookie_secure
     app.state.public_url = public_url
+    app.state.contests = contests
     app.state.memos = {"boards": Memo(64), "cards": Memo(8), "comparisons": Memo(16)}
     for router in ROUTERS:
         app.include_router(router)
@@ -126,7 +129,7 @@ def _handlers(app: FastAPI) -> None:
 
 
 def serve(db: str | None, host: str, port: int, *, cookie_secure: bool | None = None,
-          public_url: str | None = None) -> None:
+          public_url: str | None = None, contests: Path | None = None) -> None:
     """Run the app under uvicorn until interrupted (``mt-eval serve``). Session cookies are Secure when a
     request came over https: uvicorn takes the scheme from ``X-Forwarded-Proto`` of a proxy on 127.0.0.1
     (its default ``forwarded_allow_ips``); ``cookie_secure`` forces either way. The address it is reached
@@ -135,6 +138,6 @@ def serve(db: str | None, host: str, port: int, *, cookie_secure: bool | None = 
 
     from mt_eval.accounts.links import record_public_url, served_url
 
-    app = create_app(db, cookie_secure=cookie_secure, public_url=public_url)
+    app = create_app(db, cookie_secure=cookie_secure, public_url=public_url, contests=contests)
     record_public_url(app.state.store, public_url or served_url(host, port))
     uvicorn.run(app, host=host, port=port, log_level="info")
