@@ -208,3 +208,87 @@ def execute(
         return
     out.print(f"entry {entry}: executed on {result['entries']} secret entries; scores recorded in the audit log "
               "(mt-eval contest show --organiser)", highlight=False)
+
+
+KeyOpt = Annotated[Path, opt("The organiser's signing key (mt-eval keys new).", "--key")]
+
+
+@contest_app.command("rank")
+def rank(
+    root: RootArg,
+    key: KeyOpt,
+    identity: Annotated[Path | None, opt("A custodian's age identity file (opens the entries' full cards).",
+                                         "--identity")] = None,
+    share: ShareOpt = None,
+) -> None:
+    """Rank the executed entries: significance clusters on the primary metric from their per-segment statistics,
+    competition numbering (1, 2, 2, 4); writes ROOT/ranking.json signed by --key and records it.
+
+    Example: mt-eval contest rank contests/eng-spa --identity custodian.key --key organiser.key
+    """
+    from mt_eval.contest.ranking import rank_contest
+    from mt_eval.render.contest import ranking_table
+    from mt_eval.sovereign.custody import opening_key
+
+    document, _ = rank_contest(root, opening_key(identity, share or []), key)
+    out.print(ranking_table(document))
+    out.print(f"ranking {document['ranking_sha256']} signed by key {document['organiser_key_id']}; results stay "
+              "hidden until close", highlight=False)
+
+
+@contest_app.command("close")
+def close(root: RootArg, key: KeyOpt) -> None:
+    """Close the contest: every approved entry executed or failed, the ranking covering the executed ones; from
+    now on nothing changes and the results are public.
+
+    Example: mt-eval contest close contests/eng-spa --key organiser.key
+    """
+    from mt_eval.contest.lifecycle import close_contest
+
+    state = close_contest(root, key)
+    out.print(f"contest {escape(state.manifest.id)} closed; results are public "
+              f"(mt-eval contest export {escape(str(root))} -o results.json)", highlight=False)
+
+
+@contest_app.command("export")
+def export(
+    root: RootArg,
+    output: Annotated[Path | None, opt("Write here instead of standard output.", "--output", "-o")] = None,
+    fmt: Annotated[str, opt("json or csv.", "--format")] = "json",
+    organiser: Annotated[bool, opt("Export before close, results and names included (the organiser only).",
+                                   "--organiser")] = False,
+) -> None:
+    """Export the results: ranks, scores with CIs, artefact hashes, entrants (or pseudonyms), the ranking's
+    signature. Refused while results are hidden, unless --organiser.
+
+    Example: mt-eval contest export contests/eng-spa --format csv -o results.csv
+    """
+    from mt_eval.contest.lifecycle import export_contest, export_text
+    from mt_eval.contest.state import contest_state
+
+    if output is None:
+        typer.echo(export_text(contest_state(root), fmt, organiser), nl=False)
+        return
+    export_contest(root, output, fmt, organiser=organiser)
+    out.print(f"wrote {escape(str(output))}", highlight=False)
+
+
+@contest_app.command("publish")
+def publish(
+    root: RootArg,
+    db: Annotated[str, opt("The leaderboard store (path or URL).", "--db")],
+    key: KeyOpt,
+    identity: Annotated[Path | None, opt("A custodian's age identity file (opens the entries' full cards).",
+                                         "--identity")] = None,
+    share: ShareOpt = None,
+) -> None:
+    """Publish a closed contest's executed entries to a leaderboard store as public sovereign cards (no entry
+    results), signed by --key, which the store must know (mt-eval keys register ORG.pub --submitter ORGANISER).
+
+    Example: mt-eval contest publish contests/eng-spa --db board.db --key organiser.key --identity custodian.key
+    """
+    from mt_eval.contest.lifecycle import publish_contest
+    from mt_eval.sovereign.custody import opening_key
+
+    for result in publish_contest(root, db, key, opening_key(identity, share or [])):
+        out.print(f"{result.run_card_hash[:12]}… {escape(result.status)}", highlight=False)

@@ -6,7 +6,8 @@ organiser's state directly, so a table cannot show a hidden result by mistake.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -57,4 +58,15 @@ def list_table(states: Sequence[ContestState]) -> Table:
         view = contest_view(state)
         table.add_row(escape(view.id), escape(view.title), escape(view.languages), view.state, str(len(view.entries)),
                       view.visibility, view.deadline or "")
+    return table
+
+
+def ranking_table(document: Mapping[str, Any]) -> Table:
+    """``contest rank``: the organiser's table of the signed ranking (rank, cluster, value, CI)."""
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("rank", "cluster", "entry", escape(str(document["metric"])), "95% CI"):
+        table.add_column(column)
+    for d in document["entries"]:
+        ci = "" if not d.get("ci") else f"{d['ci'][0]:.2f}–{d['ci'][1]:.2f}"
+        table.add_row(str(d["rank"]), str(d["cluster"]), str(d["entry"]), _num(d["value"]), ci)
     return table
