@@ -247,3 +247,34 @@ def test_a_deployable_composite_capped_by_critical_errors_or_a_revoked_key_does_
     code, output = _invoke("governance", "ownership", "accept", world.bundle_sha256[:12], "--key", world.key,
                            "--governance", world.gov.dir)
     assert code == 2 and "is revoked (key lost)" in output, output
+
+
+def test_the_developer_signs_a_decision_file_away_from_governance(world: World, tmp_path: Path) -> None:
+    gov, bundle = world.gov, world.bundle_sha256
+    state = offer(gov, world.good, _accepted(world.good), world.terms)
+    code, output = _invoke("governance", "ownership", "status", bundle[:12], "--governance", gov.dir)
+    assert f"terms sha256 {state.terms_sha256}, offer {state.offer_event}" in output  # what the developer is sent
+    received = tmp_path / "received-terms.txt"
+    received.write_bytes(world.terms.read_bytes())
+    made = tmp_path / "developer" / "decision.json"
+    made.parent.mkdir()
+    code, output = _invoke("governance", "ownership", "sign", bundle, "--decision", "accept", "--terms", received,
+                           "--offer", state.offer_event, "--key", world.key, "--out", made)
+    assert code == 0, output
+    assert not (tmp_path / "developer" / "governance").exists()  # no governance folder on the developer's side
+    code, output = _invoke("governance", "ownership", "decline", bundle[:12], "--signature", made,
+                           "--governance", gov.dir)
+    assert code == 2 and "records the decision 'accept', not 'decline'" in output
+    forged = json.loads(made.read_text())
+    forged["decision"] = "decline"  # the field edited, the signature kept
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    code, output = _invoke("governance", "ownership", "decline", bundle[:12], "--signature", tmp_path / "forged.json",
+                           "--governance", gov.dir)
+    assert code == 2 and "signature is not valid for this offer" in output
+    code, output = _invoke("governance", "ownership", "accept", bundle[:12], "--signature", made, "--key", world.key,
+                           "--governance", gov.dir)
+    assert code == 2 and "one of them" in output
+    code, output = _invoke("governance", "ownership", "accept", bundle[:12], "--signature", made,
+                           "--governance", gov.dir)
+    assert code == 0 and "accepted, signed by alice" in output, output
+    assert _kinds(gov) == ["ownership_eligible", "ownership_offer", "ownership_accept"]

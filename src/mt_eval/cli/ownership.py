@@ -21,7 +21,10 @@ ownership_app = typer.Typer(help="Ownership transfer (§8.3) of methods that rea
 GovOpt = Annotated[Path, opt("The governance folder (audit.jsonl, stored full cards).", "--governance")]
 WhoOpt = Annotated[str | None, opt("Who does this (recorded in the audit log).", "--who")]
 BundleArg = Annotated[str, typer.Argument(help="The method's bundle sha256 (12+ leading digits).")]
-KeyOpt = Annotated[Path, opt("The developer's submitter key (the one that signed the submission).", "--key", "-k")]
+KeyOpt = Annotated[Path | None, opt("The developer's submitter key (the one that signed the submission), "
+                                    "when it is at hand here.", "--key", "-k")]
+SignatureOpt = Annotated[Path | None, opt("The developer's decision file (ownership sign), instead of --key.",
+                                          "--signature")]
 
 
 @ownership_app.command("offer")
@@ -55,42 +58,72 @@ def offer(
     with open_store(review_db, must_exist=True) as store:
         verdict = review_verdict(store, digest)
     state = make_offer(Governance(governance), card, verdict, terms, who)
-    out.print(f"offered ownership transfer of {escape(state.method)} (bundle {state.bundle_sha256[:12]}…) to "
-              f"{escape(state.submitter)}: terms sha256 {state.terms_sha256}, offer {str(state.offer_event)[:12]}",
+    out.print(f"offered ownership transfer of {escape(state.method)} (bundle {state.bundle_sha256}) to "
+              f"{escape(state.submitter)}: terms sha256 {state.terms_sha256}, offer {state.offer_event}",
               highlight=False)
 
 
-def _decide(bundle: str, decision: str, key: Path, governance: Path, reason: str = "") -> None:
-    from mt_eval.sovereign.governance import Governance
-    from mt_eval.sovereign.ownership import decide, sign_decision
+@ownership_app.command("sign")
+def sign(
+    bundle: Annotated[str, typer.Argument(help="The bundle sha256 (all 64 digits, as the offer names it).")],
+    decision: Annotated[str, opt("accept or decline.", "--decision")],
+    terms: Annotated[Path, opt("The terms document as governance sent it.", "--terms")],
+    offer_event: Annotated[str, opt("The offer's audit line hash (64 digits, as ownership offer printed it).",
+                                    "--offer")],
+    key: Annotated[Path, opt("Your submitter key (the one that signed the submission).", "--key", "-k")],
+    out_file: Annotated[Path, opt("The decision file to write (send it to governance).", "--out", "-o")],
+) -> None:
+    """Sign your decision on an ownership offer, as the developer, where your key is: no governance folder.
 
+    Example: mt-eval governance ownership sign BUNDLE_SHA256 --decision accept --terms terms.txt
+    --offer OFFER_HASH --key alice.key -o decision.json
+    """
+    from mt_eval.sovereign.ownership import write_decision
+
+    path = write_decision(out_file, decision, bundle.strip(), terms, offer_event.strip(), key)
+    out.print(f"wrote {escape(str(path))}: {decision} of bundle {bundle.strip()[:12]}…; governance records it with "
+              f"mt-eval governance ownership {decision} BUNDLE --signature {escape(str(path))}", highlight=False)
+
+
+def _decide(bundle: str, decision: str, key: Path | None, signature: Path | None, governance: Path,
+            reason: str = "") -> None:
+    from mt_eval.errors import UserError
+    from mt_eval.sovereign.governance import Governance
+    from mt_eval.sovereign.ownership import decide, read_decision, sign_decision
+
+    if (key is None) == (signature is None):
+        raise UserError("give the developer's --key or their decision file --signature (one of them)")
     gov = Governance(governance)
-    state = decide(gov, bundle, decision, sign_decision(gov, bundle, decision, key), reason)
+    signed = read_decision(signature, decision) if signature is not None else None
+    state = decide(gov, bundle, decision, signed or sign_decision(gov, bundle, decision, key or Path()), reason)
     out.print(f"{escape(state.method)} (bundle {state.bundle_sha256[:12]}…): {state.state}, signed by "
               f"{escape(state.submitter)}", highlight=False)
 
 
 @ownership_app.command("accept")
-def accept(bundle: BundleArg, key: KeyOpt, governance: GovOpt = Path("governance")) -> None:
-    """Accept the offered terms, as the developer: signed with the submitter key that submitted the bundle.
+def accept(bundle: BundleArg, key: KeyOpt = None, signature: SignatureOpt = None,
+           governance: GovOpt = Path("governance")) -> None:
+    """Record the developer's acceptance of the offered terms: signed with the submitter key that submitted
+    the bundle (--key here, or the decision file they made with ownership sign).
 
-    Example: mt-eval governance ownership accept 3f2a9c1b0e7d --key alice.key
+    Example: mt-eval governance ownership accept 3f2a9c1b0e7d --signature decision.json
     """
-    _decide(bundle, "accept", key, governance)
+    _decide(bundle, "accept", key, signature, governance)
 
 
 @ownership_app.command("decline")
 def decline(
     bundle: BundleArg,
-    key: KeyOpt,
+    key: KeyOpt = None,
+    signature: SignatureOpt = None,
     reason: Annotated[str, opt("Why (recorded in the audit log).", "--reason")] = "",
     governance: GovOpt = Path("governance"),
 ) -> None:
-    """Decline the offered terms, as the developer (signed like accept); governance may offer new terms.
+    """Record the developer declining the offered terms (signed like accept); governance may offer new terms.
 
     Example: mt-eval governance ownership decline 3f2a9c1b0e7d --key alice.key --reason "terms too broad"
     """
-    _decide(bundle, "decline", key, governance, reason)
+    _decide(bundle, "decline", key, signature, governance, reason)
 
 
 @ownership_app.command("transfer")
@@ -127,7 +160,8 @@ def status(bundle: BundleArg, governance: GovOpt = Path("governance")) -> None:
         raise UserError(f"bundle {bundle[:12]}… has no ownership record",
                         hint="mt-eval governance ownership list shows the methods that have one")
     out.print(f"{escape(state.method)} (bundle {state.bundle_sha256}, submitter {escape(state.submitter)}): "
-              f"{state.state}", highlight=False)
+              f"{state.state}" + (f"; terms sha256 {state.terms_sha256}, offer {state.offer_event}"
+                                  if state.offer_event else ""), highlight=False)
     out.print(ownership_table(state.trail))
 
 

@@ -40,7 +40,14 @@ from typing import Any
 
 from mt_eval.errors import UserError
 from mt_eval.review.gate import ReviewVerdict
-from mt_eval.runcard.signing import Signature, make_signature, read_private_key
+from mt_eval.runcard.io import write_atomic
+from mt_eval.runcard.signing import (
+    Signature,
+    make_signature,
+    parse_signature,
+    read_private_key,
+    read_signature_json,
+)
 from mt_eval.scoring.composite import REVIEW_GATED
 from mt_eval.scoring.profiles import TIERS
 from mt_eval.sovereign.bundle import Bundle
@@ -52,11 +59,14 @@ DEPLOYABLE_THRESHOLD = next(threshold for threshold, name in TIERS if name == DE
 GOLD = "gold_standard"
 TERMS_DIR = "ownership"  # the terms documents, by sha256, under the governance folder
 DECISION_CONTEXT = b"mt-eval ownership decision signature v1\n"
+DECISION_KIND = "mt-eval ownership decision"
+DECISIONS = ("accept", "decline")
 ELIGIBLE, OFFERED, ACCEPTED, DECLINED, TRANSFERRED = "eligible", "offered", "accepted", "declined", "transferred"
 STATE_OF = {"ownership_eligible": ELIGIBLE, "ownership_offer": OFFERED, "ownership_accept": ACCEPTED,
             "ownership_decline": DECLINED, "ownership_transfer": TRANSFERRED}  # fmt: skip
 KINDS = tuple(STATE_OF)
 _HEX = re.compile(r"[0-9a-f]{12,64}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -238,11 +248,42 @@ def sign_decision(gov: Governance, bundle: str, decision: str, key: Path) -> Sig
     return make_signature(read_private_key(key), message, None)
 
 
+def write_decision(path: Path, decision: str, bundle_sha256: str, terms: Path, offer_event: str,
+                   key: Path) -> Path:
+    """``ownership sign``: the developer's detached decision file, made where the developer's key is (no
+    governance folder needed): the terms document as received, the offer's audit line hash as
+    ``ownership offer`` printed it. Governance records it with ``decide``."""
+    if decision not in DECISIONS:
+        raise UserError(f"--decision: {decision!r} is not accept or decline", field="--decision")
+    for name, value in (("bundle sha256", bundle_sha256), ("--offer", offer_event)):
+        if not _HEX64.fullmatch(value):
+            raise UserError(f"{name}: 64 lowercase hex digits (ownership offer prints them)", field=name)
+    try:
+        terms_sha = hashlib.sha256(Path(terms).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise UserError(f"cannot read the terms: {exc.strerror or exc}", file=str(terms)) from None
+    signature = make_signature(read_private_key(key), decision_message(decision, bundle_sha256, terms_sha,
+                                                                       offer_event), None)
+    body = {"kind": DECISION_KIND, "version": 1, "decision": decision, "bundle_sha256": bundle_sha256,
+            "terms_sha256": terms_sha, "offer_event": offer_event, "signature": asdict(signature)}
+    write_atomic(Path(path), (json.dumps(body, indent=2) + "\n").encode("utf-8"))
+    return Path(path)
+
+
+def read_decision(path: Path, decision: str) -> Signature:
+    """The signature of a decision file (``write_decision``) made for ``decision``."""
+    data = read_signature_json(Path(path), DECISION_KIND)
+    if data.get("decision") != decision:
+        raise UserError(f"this file records the decision {data.get('decision')!r}, not {decision!r}",
+                        file=str(path), field="decision")
+    return parse_signature(data.get("signature"), str(path), "signature")
+
+
 def decide(gov: Governance, bundle: str, decision: str, signature: Signature, reason: str = "") -> Ownership:
     """Record the developer's ``accept`` or ``decline`` of the current offer. Refused: no open offer (never
     offered, accepted or declined already), a signature not over this offer's terms, a key that is not a
     registered, unrevoked submitter key, or a registered key other than the one that submitted the bundle."""
-    if decision not in ("accept", "decline"):
+    if decision not in DECISIONS:
         raise UserError(f"unknown decision {decision!r} (accept or decline)")
     current = _require(gov, bundle, (OFFERED,), decision)
     assert current.terms_sha256 is not None and current.offer_event is not None
