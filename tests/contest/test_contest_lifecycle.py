@@ -112,6 +112,14 @@ def test_export_refused_before_close_unless_organiser(ranked: dict[str, Any], tm
     organiser = json.loads(export_text(contest_state(made.root), "json", organiser=True))
     assert [r["rank"] for r in organiser["entries"]] == [1, 2, 2, 4] and organiser["state"] == "open"
     assert organiser["entries"][0]["entrant"] == "team-perfect"
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+
+    public = CliRunner().invoke(app, ["contest", "export", str(made.root), "--format", "csv"])
+    assert public.exit_code == 2 and len(public.output.strip().splitlines()) == 1 and "100.0" not in public.output
+    inside = CliRunner().invoke(app, ["contest", "export", str(made.root), "--format", "csv", "--organiser"])
+    assert inside.exit_code == 0 and inside.output.splitlines()[1].startswith("3,team-perfect,bundle,executed,1,1,")
 
 
 def test_close_freezes_and_export_has_ranks(ranked: dict[str, Any], tmp_path: Path) -> None:
