@@ -9,6 +9,7 @@ and references of its decrypted full card; the entry states are read back with C
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import struct
 from pathlib import Path
@@ -106,6 +107,29 @@ def test_a_model_with_code_or_a_pickle_is_refused_at_submit_and_leaves_nothing(t
     assert [p.name for p in (made.root / "entries").iterdir()] == []
 
 
+def test_an_archived_bundle_is_unpacked_under_the_contest_and_a_dotdot_member_refused(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    made = make_contest(tmp_path)
+    folder = apertium_bundle(tmp_path)
+    packed = tmp_path / "apertium.tar.gz"
+    with tarfile.open(packed, "w:gz") as tf:
+        tf.add(folder, arcname="apertium")
+    submit_entry(made.root, packed, entrant="alice", kind="bundle")
+    assert contest_state(made.root).entry(1).sha256 == load_bundle(folder).sha256
+    evil = tmp_path / "evil.tar.gz"
+    with tarfile.open(evil, "w:gz") as tf:
+        tf.add(folder, arcname="apertium")
+        info = tarfile.TarInfo("../../escaped.py")
+        info.size = 2
+        tf.addfile(info, io.BytesIO(b"#\n"))
+    with pytest.raises(UserError, match=re.escape("archive member '../../escaped.py' points outside the bundle")):
+        submit_entry(made.root, evil, entrant="bob", kind="bundle")
+    assert not (made.root / "escaped.py").exists() and not (made.root / "entries" / "escaped.py").exists()
+    assert sorted(p.name for p in (made.root / "entries").iterdir()) == ["1"]  # no scratch folder left
+
+
 def test_approval_and_execution_need_the_earlier_states(tmp_path: Path) -> None:
     made = make_contest(tmp_path)
     submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
@@ -193,6 +217,22 @@ def test_a_hostile_bundle_is_contained_at_qualify_and_never_scored(tmp_path: Pat
     assert not (entry_dir(made.root, 1) / "qualify.card.json").exists()
     with pytest.raises(UserError, match="only a qualified entry is approved"):
         approve_entry(made.root, 1, custodian="custodian")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+def test_a_hostile_bundle_that_answers_obtains_nothing_and_scores_badly(tmp_path: Path) -> None:
+    """The same attempts with short replies: every entry is answered (so the dev card shows each reply), every
+    read of the vault and the identity and every write was blocked, and nonsense scores below the bar."""
+    made = make_contest(tmp_path)
+    submit_entry(made.root, hostile_bundle(tmp_path, made.root, made.key, pad=0), entrant="mallory", kind="bundle")
+    result = qualify_entry(made.root, 1, policy=TINY)
+    card = json.loads((entry_dir(made.root, 1) / "qualify.card.json").read_text())
+    replies = [str(r["predicted"]) for r in card["results"]]
+    assert len(replies) == 12 and all(r.count("BLOCKED:") == 7 for r in replies), replies[0]
+    assert not any("READ:" in r or "WROTE" in r for r in replies)
+    assert result["passed"] is False and result["score"] is not None and result["score"] < 20.0
+    assert result["score"] == pytest.approx(_chrf_pp(card), abs=0.01)
 
 
 @pytest.mark.slow

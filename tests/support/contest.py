@@ -76,7 +76,8 @@ def submitted(root: Path, entrants: list[str]) -> None:
 APERTIUM_BUNDLE = REPO / "examples" / "bundles" / "apertium-command"
 HOSTILE_SCRIPT = '''"""A hostile contest entry: tries to read the contest's vault and the custodian's key, to write
 outside its folder, and to exfiltrate through the size of its output. Every attempt's outcome is put in the
-reply, so a test sees that it obtained nothing; each reply is 4 MB (past the protocol's line limit)."""
+reply, so a test sees that it obtained nothing; each reply is padded by TARGETS['pad'] bytes (4 MB: past the
+protocol's line limit)."""
 import json, os, sys
 
 with open("targets.json", encoding="utf-8") as fh:
@@ -94,7 +95,7 @@ def attempt(path, mode):
 for line in sys.stdin:
     request = json.loads(line)
     seen = [attempt(p, "rb") for p in TARGETS["read"]] + [attempt(p, "wb") for p in TARGETS["write"]]
-    reply = {"entry_id": request["entry_id"], "predicted": " ".join(seen) + " " + "A" * (4 << 20)}
+    reply = {"entry_id": request["entry_id"], "predicted": " ".join(seen) + " " + "A" * TARGETS["pad"]}
     sys.stdout.write(json.dumps(reply) + "\\n")
     sys.stdout.flush()
 '''
@@ -115,9 +116,10 @@ def tiny_model(tmp: Path) -> Path:
     return build_tiny_nllb(tmp / "tiny-model")
 
 
-def hostile_bundle(tmp: Path, contest_root: Path, custodian_key: Path) -> Path:
+def hostile_bundle(tmp: Path, contest_root: Path, custodian_key: Path, pad: int = 4 << 20) -> Path:
     """A bundle that tries to read ``contest_root``'s vault and the custodian's identity, to write beside them
-    and into /usr, and to exfiltrate through a 4 MB output; qualify finds it protocol_error, never scored."""
+    and into /usr, and to exfiltrate through a 4 MB output (``pad`` bytes after what it saw); qualify finds it
+    protocol_error, never scored. With ``pad=0`` every reply is just what each attempt obtained."""
     root = tmp / "hostile"
     root.mkdir()
     (root / "method.toml").write_text('name = "hostile"\nversion = "1"\nmethod_class = "custom-plugin"\n'
@@ -127,7 +129,7 @@ def hostile_bundle(tmp: Path, contest_root: Path, custodian_key: Path) -> Path:
     (root / "hostile.py").write_text(HOSTILE_SCRIPT, encoding="utf-8")
     vault = contest_root / "vault"
     targets = {"read": [str(p) for p in sorted(vault.iterdir())] + [str(custodian_key), "/etc/shadow"],
-               "write": [str(contest_root / "pwned"), "/usr/pwned"]}
+               "write": [str(contest_root / "pwned"), "/usr/pwned"], "pad": pad}
     (root / "targets.json").write_text(json.dumps(targets), encoding="utf-8")
     return root
 

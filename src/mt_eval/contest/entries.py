@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import Literal
 
 from mt_eval.contest.manifest import ENTRIES, GOVERNANCE, SECRET_SEGMENT, VAULT, governance
-from mt_eval.contest.model_bundle import check_folder, check_model_bundle
+from mt_eval.contest.model_bundle import check_folder, check_model_bundle, unpack_archive
 from mt_eval.contest.state import QUALIFIED, ContestState, EntryState, contest_state, require_open
 from mt_eval.errors import UserError
 from mt_eval.runcard.signing import new_key, write_atomic
-from mt_eval.sovereign.bundle import check_bundle, copy_bundle, load_bundle, scan_bundle
+from mt_eval.sovereign.bundle import ARCHIVES, check_bundle, copy_bundle, load_bundle, scan_bundle
+from mt_eval.sovereign.bundle import MAX_BYTES as BUNDLE_MAX_BYTES
+from mt_eval.sovereign.bundle import MAX_FILES as BUNDLE_MAX_FILES
 from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.submitters import (
     Submitter,
@@ -86,7 +88,11 @@ def _when(text: str) -> datetime:
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-def _stage_bundle(artefact: Path, dest: Path, max_bytes: int) -> str:
+def _stage_bundle(artefact: Path, dest: Path, scratch: Path, max_bytes: int) -> str:
+    if artefact.is_file() and not artefact.is_symlink() and artefact.name.endswith(ARCHIVES):
+        # unpacked here, under the contest's own limit, into a folder removed when the submission ends (a
+        # long-running web app must not keep one temporary folder per upload until it exits)
+        artefact = unpack_archive(artefact, scratch, min(max_bytes, BUNDLE_MAX_BYTES), BUNDLE_MAX_FILES)
     bundle, problems = check_bundle(artefact)
     if problems or bundle is None:
         raise problems[0]
@@ -168,7 +174,7 @@ def submit_entry(root: Path, artefact: Path, *, entrant: str, kind: Literal["bun
     scratch = root / ENTRIES / f".incoming-{uuid.uuid4().hex}"
     try:
         max_bytes = manifest.max_artefact_mb << 20
-        sha256 = (_stage_bundle(artefact, folder / ARTEFACT, max_bytes) if kind == "bundle"
+        sha256 = (_stage_bundle(artefact, folder / ARTEFACT, scratch, max_bytes) if kind == "bundle"
                   else _stage_model(artefact, folder / ARTEFACT, scratch, max_bytes))
         twice = [e.number for e in state.entries if e.entrant == entrant and e.sha256 == sha256]
         if twice:

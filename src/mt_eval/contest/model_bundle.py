@@ -238,16 +238,16 @@ def check_folder(root: Path, max_bytes: int = MAX_BYTES) -> tuple[ModelBundle | 
     return ModelBundle(root.resolve(), tuple(sorted(digests)), Scan(digests, []).sha256, str(model_type)), []
 
 
-def unpack_archive(archive: Path, dest: Path, max_bytes: int = MAX_BYTES) -> Path:
+def unpack_archive(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES) -> Path:
     """An archive's files unpacked into the new folder ``dest`` within the limits (sovereign/archive.py's
-    checks: ``../``, links, bombs); the checkpoint is ``dest``, or the one folder it holds."""
+    checks: ``../``, links, bombs); the artefact is ``dest``, or the one folder it holds."""
     try:
         fd = _open_regular(archive)
     except OSError:
         raise UserError("not a readable model archive (not a plain file)", file=str(archive)) from None
     dest.mkdir(parents=True)
     with os.fdopen(fd, "rb") as stream:
-        unpack(stream, os.fstat(fd).st_size, dest, str(archive), max_bytes=max_bytes, max_files=MAX_FILES)
+        unpack(stream, os.fstat(fd).st_size, dest, str(archive), max_bytes=max_bytes, max_files=max_files)
     inner = list(dest.iterdir())
     return inner[0] if len(inner) == 1 and inner[0].is_dir() and not inner[0].is_symlink() else dest
 
