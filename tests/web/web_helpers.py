@@ -107,12 +107,12 @@ CHROMIUM = "/usr/bin/chromium"  # Debian's package: browsers cannot be downloade
 
 
 @contextmanager
-def running_server(db: str) -> Iterator[str]:
-    """``mt-eval serve`` on a free port of 127.0.0.1 until the block ends; its base URL."""
+def running_server(db: str, *extra: str) -> Iterator[str]:
+    """``mt-eval serve`` (with the ``extra`` options) on a free port of 127.0.0.1 until the block ends; its base URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    proc = subprocess.Popen([sys.executable, "-m", "mt_eval", "serve", "--db", db, "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "mt_eval", "serve", "--db", db, "--port", str(port), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
