@@ -28,6 +28,8 @@ from mt_eval.corpus.loaders import load_corpus
 from mt_eval.errors import UserError
 from mt_eval.runcard.verify import verify_card
 from mt_eval.sovereign.consent import revoke_consent
+from mt_eval.sovereign.custody import keygen as deal
+from mt_eval.sovereign.custody import opening_key
 from mt_eval.sovereign.governance import Governance
 from mt_eval.sovereign.public_card import full_card_hash, load_full_card
 from mt_eval.sovereign.rotation import history, rotate_entries
@@ -99,6 +101,8 @@ def test_a_seeded_rotation_into_held_out_reseals_and_keeps_the_history(vault: Pa
     code, output = _invoke("vault", "history", vault, "--governance", gov.dir)
     assert code == 0 and "5 of 200 entries rotated" in output, output
     assert f"entry {drawn[0]}: gold_standard → held_out (" in output
+    code, output = _invoke("governance", "audit", "--governance", gov.dir)
+    assert code == 0 and "gold_standard → held_out (5)" in output, output
     code, output = _invoke("vault", "inspect", vault)
     assert code == 0 and "files intact" in output and f"as sealed: corpus sha256 {before['corpus_sha256']}" in output
 
@@ -205,3 +209,26 @@ def test_gold_runs_after_a_rotation_use_the_new_segments_and_old_cards_still_ver
     assert after["dataset"]["sha256"] == done.vault.corpus_sha256 != before["dataset"]["sha256"]
     assert before["dataset"]["sha256"] == done.vault.manifest["sealed_corpus_sha256"]
     assert verify_card(before) == [] and verify_card(after) == []  # the old card still verifies
+
+
+def test_a_quorum_vault_rotates_with_its_shares_and_refuses_one_identity_file(
+        tmp_path: Path, sovereign_corpus: Path, custodians: list[Custodian]) -> None:
+    record = deal(tmp_path / "custody", 3, 2)
+    vault = tmp_path / "vault"
+    seal(sovereign_corpus, ["gold_standard", "held_out"], [record.recipient], vault, record.as_json())
+    gov = Governance(give_consent(tmp_path / "governance"))
+    shares = [tmp_path / "custody" / f"custodian-{i}.share" for i in (1, 3)]
+    code, output = _invoke("vault", "rotate-entries", vault, "--count", 3, "--seed", 5, "--share", shares[0],
+                           "--governance", gov.dir)
+    assert code == 2, output  # one custodian's share is not the quorum
+    code, output = _invoke("vault", "rotate-entries", vault, "--count", 3, "--seed", 5, "--identity",
+                           custodians[0].key, "--governance", gov.dir)
+    assert code == 2 and "held by a quorum of 2 custodians" in output, output
+    code, output = _invoke("vault", "rotate-entries", vault, "--count", 3, "--seed", 5, "--share", shares[0],
+                           "--share", shares[1], "--governance", gov.dir)
+    assert code == 0, output
+    manifest = json.loads((vault / "vault.json").read_text())
+    assert manifest["custody"] == record.as_json() and manifest["recipients"] == [record.recipient]
+    assert manifest["secret"]["segments"] == {"gold_standard": GOLD - 3, "held_out": HELD_OUT + 3}
+    gold = open_segment(vault, opening_key(None, shares), "gold_standard")  # the re-seal opens with the shares
+    assert len(gold.entries) == GOLD - 3

@@ -35,6 +35,13 @@ def vault_lines(info: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _segment(ev: Mapping[str, Any]) -> str:
+    """An event's segment; a rotation's is where its entries went (``rotation.py``)."""
+    if ev.get("kind") == "rotate_entries":
+        return f"{ev.get('from')} → {ev.get('to')} ({ev.get('count')})"
+    return str(ev.get("segment") or "")
+
+
 def audit_table(events: Sequence[Mapping[str, Any]]) -> Table:
     """``governance audit``: one row per event, oldest first."""
     table = Table(show_edge=False, pad_edge=False)
@@ -48,7 +55,7 @@ def audit_table(events: Sequence[Mapping[str, Any]]) -> Table:
         status = ev.get("status") or ev.get("reason") or ""
         table.add_row(str(ev.get("seq")), str(ev.get("when", ""))[:19].replace("T", " "), escape(str(ev.get("kind"))),
                       escape(str(who)), escape(str(ev.get("method") or "")), escape(bundle[:16]),
-                      escape(str(ev.get("segment") or "")), escape(str(status)), str(ev.get("hash", ""))[:12])
+                      escape(_segment(ev)), escape(str(status)), str(ev.get("hash", ""))[:12])
     return table
 
 
