@@ -30,7 +30,7 @@ from support.contest import CORPUS, DEV, SECRET, SEED, apertium_bundle, make_con
 
 SECRET_VALUE = 47.31829
 SECRET_DIGITS = ("47.31", "47.32", "47.3")
-ACCOUNTS = ("organiser", "alice", "bob", "member")
+ACCOUNTS = ("organiser", "alice", "bob", "member", "root")  # root: the server's admin
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     db = str(folder / "store.db")
     with open_store(db) as store:
         for name in ACCOUNTS:
-            add_account(store, name, "reviewer", PASSWORD)
+            add_account(store, name, "admin" if name == "root" else "reviewer", PASSWORD)
     contests = folder / "contests"
     contests.mkdir()
     made = {name: make_contest(contests, name=name, **options) for name, options in (
@@ -133,7 +133,7 @@ def test_results_are_hidden_everywhere_until_close(app_of: Any, world: dict[str,
     (its entrant and the organiser included); after close the public page ranks it."""
     urls = ["/contests", "/contests/open-one", "/api/contests", "/api/contests/open-one",
             "/contests/open-one/entries/1", "/contests/open-one/organiser"]  # fmt: skip
-    for who in (None, "bob", "organiser"):
+    for who in (None, "bob", "organiser", "root"):
         client = client_for(app_of, who)
         for url in urls:
             response = client.get(url, follow_redirects=False)
@@ -149,12 +149,19 @@ def test_results_are_hidden_everywhere_until_close(app_of: Any, world: dict[str,
     assert client_for(app_of).get("/api/contests/closed-one").json()["entries"][0]["rank"] == 1
 
 
-def test_the_organiser_sees_names_and_commands(app_of: Any) -> None:
-    organiser = client_for(app_of, "organiser")
-    page = organiser.get("/contests/open-one/organiser")
-    assert page.status_code == 200 and "bob" in page.text and "custodian-1" in page.text
-    assert "bob" in organiser.get("/api/contests/open-one").text
+def test_the_organiser_sees_names_and_commands(app_of: Any, world: dict[str, Any]) -> None:
+    """The account named as organiser and the server's admins see entrants' names, approvals and the next
+    commands (and a private contest); an entrant gets 403."""
+    for who in ("organiser", "root"):
+        organiser = client_for(app_of, who)
+        page = organiser.get("/contests/open-one/organiser")
+        assert page.status_code == 200 and "bob" in page.text and "custodian-1" in page.text
+        assert f"mt-eval contest show {world['made']['open-one'].root} --organiser" in page.text
+        assert "bob" in organiser.get("/api/contests/open-one").text
+    assert client_for(app_of, "root").get("/contests/private-one/organiser").status_code == 200
+    assert client_for(app_of, "organiser").get("/contests/private-one").status_code == 200
     assert client_for(app_of, "alice").get("/contests/open-one/organiser").status_code == 403
+    assert client_for(app_of).get("/contests/open-one/organiser", follow_redirects=False).status_code == 303
 
 
 def test_self_serve_submission_runs_the_cli_checker(app_of: Any, world: dict[str, Any], tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ The web never shows hidden results to anyone, the organiser included (``contest 
 organiser's machine does): a stolen session must not open them early.
 
 Who sees what: ``ContestManifest.visible_to`` (a private contest only to its organiser and members; to anyone
-else it is the same 404 as a contest that does not exist). Submitting needs a signed-in account allowed by
+else it is the same 404 as a contest that does not exist). On the web the organiser is an admin account or the
+account named as the manifest's organiser. Submitting needs a signed-in account allowed by
 ``ContestManifest.may_submit``; the account's name is the entrant (``contest.entries``: the per-entrant budget
 and key count per account, so a free-text entrant would let one account submit under names it invents). The
 upload is bounded while it streams (``contest_upload``) and handed to the same ``submit_entry`` the command
@@ -61,7 +62,15 @@ def _account(found: Visitor | None) -> str | None:
 
 
 def _is_organiser(state: ContestState, found: Visitor | None) -> bool:
-    return _account(found) is not None and _account(found) == state.manifest.organiser
+    """The server's admins (who run ``serve --contests`` on the organiser's machine) and an account named as
+    the manifest's organiser (an organiser is often a council, a name no account can have)."""
+    if found is None or found.account is None:
+        return False
+    return found.role == "admin" or found.account == state.manifest.organiser
+
+
+def _visible(state: ContestState, found: Visitor | None) -> bool:
+    return _is_organiser(state, found) or state.manifest.visible_to(_account(found))
 
 
 def _load(request: Request, contest_id: str) -> ContestState:
@@ -76,7 +85,7 @@ def _load(request: Request, contest_id: str) -> ContestState:
         state = contest_state(root)
     except UserError:
         raise HTTPException(status_code=503, detail=BROKEN) from None
-    if state.manifest.id != contest_id or not state.manifest.visible_to(_account(visitor(request))):
+    if state.manifest.id != contest_id or not _visible(state, visitor(request)):
         raise HTTPException(status_code=404, detail=NO_CONTEST)
     return state
 
@@ -84,8 +93,8 @@ def _load(request: Request, contest_id: str) -> ContestState:
 def _all(request: Request) -> tuple[list[ContestState], int]:
     """The contests the visitor may see, by id, and how many of the folder's could not be read."""
     found, refused = list_contests(contests_root(request))
-    account = _account(visitor(request))
-    return [s for s in found if s.root.name == s.manifest.id and s.manifest.visible_to(account)], len(refused)
+    who = visitor(request)
+    return [s for s in found if s.root.name == s.manifest.id and _visible(s, who)], len(refused)
 
 
 def _view(state: ContestState, found: Visitor | None) -> ContestView:
@@ -214,7 +223,8 @@ def organiser_page(request: Request, contest_id: ContestId) -> HTMLResponse:
         raise HTTPException(status_code=403, detail="this page is the contest organiser's")
     approvals = {e.number: e.approvals for e in state.entries}
     return page(request, "contest_organiser.html", visitor=signed_in, contest=_view(state, signed_in),
-                approvals=approvals, quorum=state.manifest.quorum, title=f"Organise {state.manifest.title}")
+                approvals=approvals, quorum=state.manifest.quorum, root=str(state.root),
+                title=f"Organise {state.manifest.title}")  # fmt: skip
 
 
 # ------------------------------------------------------------------ JSON
