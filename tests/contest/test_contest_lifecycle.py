@@ -122,6 +122,44 @@ def test_export_refused_before_close_unless_organiser(ranked: dict[str, Any], tm
     assert inside.exit_code == 0 and inside.output.splitlines()[1].startswith("3,team-perfect,bundle,executed,1,1,")
 
 
+
+def _copy(made: Made, tmp_path: Path) -> Made:
+    """A copy of the ranked contest to attack (the module's contest stays as it is)."""
+    import shutil
+
+    return Made(Path(shutil.copytree(made.root, tmp_path / "copy")), made.key, made.recipient, made.manifest)
+
+
+def test_one_full_card_claimed_by_two_entries_is_refused(ranked: dict[str, Any], tmp_path: Path) -> None:
+    """An insider logs a second entry's execute pointing at the winner's full card: it would rank twice."""
+    made = _copy(ranked["made"], tmp_path)
+    winner = contest_state(made.root).entry(3)
+    record(made.root, "contest.submit", entry=5, entrant="copycat", entry_kind="bundle", sha256="ee" * 32)
+    record(made.root, "contest.qualify", entry=5, passed=True, score=50.0)
+    record(made.root, "contest.approve", entry=5, custodian="c1")
+    record(made.root, "contest.execute", entry=5, value=winner.value, ci=list(winner.ci or ()),
+           composite=winner.composite, full_run_card_hash=winner.full_run_card_hash)
+    with pytest.raises(UserError, match="entries 3 and 5 name the same full card"):
+        rank_contest(made.root, made.key, ranked["key"])
+
+
+def test_a_logged_value_that_is_not_the_cards_is_refused(ranked: dict[str, Any], tmp_path: Path) -> None:
+    made = _copy(ranked["made"], tmp_path)
+    loser = contest_state(made.root).entry(1)
+    record(made.root, "contest.execute", entry=1, value=99.0, ci=[98.0, 100.0], composite=0.9,
+           full_run_card_hash=loser.full_run_card_hash)  # the loser's card again, with a winner's number
+    with pytest.raises(UserError, match=r"entry 1: the log says 99\.0 but its full card 50\.4"):
+        rank_contest(made.root, made.key, ranked["key"])
+
+
+def test_close_refuses_a_ranking_file_the_log_did_not_record(ranked: dict[str, Any], tmp_path: Path) -> None:
+    made = _copy(ranked["made"], tmp_path)
+    record(made.root, "contest.rank", ranking_sha256="ab" * 32, metric="chrf_plus_plus",
+           ranks=[{"entry": n, "rank": 1, "cluster": 1} for n in KINDS])  # everyone first, says the log
+    with pytest.raises(UserError, match=r"not the ranking the log's last contest\.rank recorded"):
+        close_contest(made.root, ranked["key"])
+
+
 def test_close_freezes_and_export_has_ranks(ranked: dict[str, Any], tmp_path: Path) -> None:
     made: Made = ranked["made"]
     other, _, _ = new_key(tmp_path / "other.key", signer="someone")
