@@ -184,6 +184,7 @@ def test_self_serve_submission_runs_the_cli_checker(app_of: Any, world: dict[str
     text.write_bytes(b"not a zip")
     broken = upload(alice, "open-one", text)
     assert broken.status_code == 400 and 'id="submit-error"' in broken.text
+    assert upload(client_for(app_of, "member"), "private-one", world["archive"]).status_code == 303  # a member's
     wrong_kind = tmp_path / "bundle.rar"
     wrong_kind.write_bytes(world["archive"].read_bytes())
     assert upload(alice, "open-one", wrong_kind).status_code == 400
@@ -219,6 +220,8 @@ def test_hostile_submissions_are_refused_before_the_body_is_used(app_of: Any, wo
     assert fields.status_code == 400
     assert upload(client_for(app_of, "bob"), "private-one", world["archive"], csrf="0" * 64).status_code == 404
     assert upload(client_for(app_of, "bob"), "closed-one", world["archive"], csrf="0" * 64).status_code == 409
+    # the organiser sees the private contest but is not one of its members: no entry from them
+    assert upload(client_for(app_of, "organiser"), "private-one", world["archive"], csrf="0" * 64).status_code == 403
     after = sorted(p.name for p in (root / "entries").iterdir()) if (root / "entries").exists() else []
     assert after == before  # nothing was unpacked or recorded
 
