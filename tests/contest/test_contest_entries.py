@@ -130,6 +130,16 @@ def test_an_archived_bundle_is_unpacked_under_the_contest_and_a_dotdot_member_re
     assert sorted(p.name for p in (made.root / "entries").iterdir()) == ["1"]  # no scratch folder left
 
 
+def test_after_the_deadline_or_outside_a_team_submission_is_refused(tmp_path: Path) -> None:
+    late = make_contest(tmp_path, name="late", deadline="2020-01-31")
+    with pytest.raises(UserError, match="took entries until 2020-01-31"):
+        submit_entry(late.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
+    team = make_contest(tmp_path, name="team", visibility="team", members=["alice"])
+    with pytest.raises(UserError, match="'bob' is not a member of team contest 'team'"):
+        submit_entry(team.root, apertium_bundle(tmp_path / "b"), entrant="bob", kind="bundle")
+    assert submit_entry(team.root, apertium_bundle(tmp_path / "a"), entrant="alice", kind="bundle") == 1
+
+
 def test_approval_and_execution_need_the_earlier_states(tmp_path: Path) -> None:
     made = make_contest(tmp_path)
     submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")
@@ -233,6 +243,22 @@ def test_a_hostile_bundle_that_answers_obtains_nothing_and_scores_badly(tmp_path
     assert not any("READ:" in r or "WROTE" in r for r in replies)
     assert result["passed"] is False and result["score"] is not None and result["score"] < 20.0
     assert result["score"] == pytest.approx(_chrf_pp(card), abs=0.01)
+
+
+@pytest.mark.slow
+def test_a_model_that_passes_the_checker_but_does_not_load_is_not_qualified(tmp_path: Path) -> None:
+    """Valid files, no usable tokenizer: the load fails in transformers (its own classes, no submitted code),
+    and the entry is recorded as not qualified (load_failed), not left submitted for ever."""
+    made = make_contest(tmp_path)
+    model = tmp_path / "hollow"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"model_type": "m2m_100"}))
+    blob = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+    (model / "model.safetensors").write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0" * 4)
+    submit_entry(made.root, model, entrant="hollow", kind="model")
+    result = qualify_entry(made.root, 1)
+    assert (result["passed"], result["score"], result["status"]) == (False, None, "load_failed")
+    assert contest_state(made.root).entry(1).state == NOT_QUALIFIED
 
 
 @pytest.mark.slow

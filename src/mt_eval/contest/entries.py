@@ -164,8 +164,10 @@ def submit_entry(root: Path, artefact: Path, *, entrant: str, kind: Literal["bun
         raise UserError(f"--kind {kind!r}: one of {', '.join(KINDS)}", field="--kind")
     if not entrant or len(entrant) > 100 or not all(c.isalnum() or c in "._@+-" for c in entrant):
         raise UserError(f"entrant {entrant[:40]!r} is not 1-100 letters, digits or . _ @ + -", field="--entrant")
-    if not manifest.may_submit(entrant) and manifest.visibility != "public":
+    if not manifest.may_submit(entrant):
         raise UserError(f"{entrant!r} is not a member of {manifest.visibility} contest {manifest.id!r}")
+    if manifest.deadline is not None and datetime.now(UTC).date().isoformat() > manifest.deadline:
+        raise UserError(f"contest {manifest.id!r} took entries until {manifest.deadline} (UTC); submission refused")
     if signature is None and manifest.require_signatures:
         raise UserError(f"contest {manifest.id!r} requires a signed submission", field="--signature",
                         hint="mt-eval submission sign BUNDLE --key YOUR.key, then --signature BUNDLE.sig")

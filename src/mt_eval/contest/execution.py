@@ -51,20 +51,31 @@ def _metric(card: dict[str, Any] | None, metric: str) -> tuple[float | None, lis
                                                                          if len(bounds) == 2 else None)
 
 
-def model_card(folder: Path, dataset: Dataset, max_bytes: int, condition: str) -> dict[str, Any]:
+def model_card(folder: Path, dataset: Dataset, max_bytes: int, condition: str) -> tuple[dict[str, Any] | None, str]:
     """A weights-only model's translations of ``dataset`` (in-process, no submitted code), scored as a
-    sovereign full card."""
+    sovereign full card, and the run's status in the sandbox's classes: ``ok`` (every entry translated),
+    ``crashed`` (some entry failed: torch's own errors), ``load_failed`` (no card: the checkpoint did not load,
+    e.g. no token for the contest's languages; the entrant's fault, recorded as such, not the harness's)."""
     import time
 
     from mt_eval.api.loops import run_blocking
     from mt_eval.engine.runner import run_method
+    from mt_eval.errors import MethodError
     from mt_eval.sovereign.runner import score_translations
 
-    method = load_model_bundle(folder, dataset.info.source_language, dataset.info.target_language, max_bytes)
+    try:
+        method = load_model_bundle(folder, dataset.info.source_language, dataset.info.target_language, max_bytes)
+    except MethodError:
+        return None, "load_failed"
+    except Exception:  # checked data transformers' own loader still rejects (a TypeError for a missing
+        return None, "load_failed"  # vocabulary, say) is the entry's failure, never the harness's
     began = time.monotonic()
     translations, _ = run_blocking(run_method(method, dataset, source_language=dataset.info.source_language,
                                               target_language=dataset.info.target_language))
-    return score_translations(dataset, method.identity, translations, time.monotonic() - began, condition)
+    status = "ok" if all(t.error is None for t in translations) else "crashed"
+    if all(t.error is not None for t in translations):
+        return None, status
+    return score_translations(dataset, method.identity, translations, time.monotonic() - began, condition), status
 
 
 def _state_for(root: Path, number: int, wanted: str, doing: str) -> tuple[ContestState, EntryState]:
@@ -94,7 +105,7 @@ def qualify_entry(root: Path, number: int, *, policy: SandboxPolicy | None = Non
                                signature=entry_dir(root, number) / SIGNATURE)
         card, status = evaluation.card, str(evaluation.result["status"])
     else:
-        card = model_card(folder, dev, m.max_artefact_mb << 20, "contest:development")
+        card, status = model_card(folder, dev, m.max_artefact_mb << 20, "contest:development")
     score, _ = _metric(card, m.primary_metric)
     if status != "ok" or score is None:  # contained: a failed entry is never scored, whatever it answered
         passed, reason, score = False, f"the run on the dev split failed ({status}); not scored", None
@@ -138,8 +149,9 @@ def execute_entry(root: Path, number: int, identity: Path | Sequence[Share], *,
         key, _ = gold_run_key(root / VAULT, identity, gov, entry.sha256, SECRET_SEGMENT)
         secret = open_segment(root / VAULT, key, SECRET_SEGMENT)
         require_consent(gov, secret.info, [SECRET_SEGMENT], doing="run on")  # before the model sees one entry
-        card = model_card(folder, secret, m.max_artefact_mb << 20, f"sovereign:{SECRET_SEGMENT}")
-        store_full_card(card, root / VAULT, root / GOVERNANCE)
+        card, status = model_card(folder, secret, m.max_artefact_mb << 20, f"sovereign:{SECRET_SEGMENT}")
+        if card is not None:
+            store_full_card(card, root / VAULT, root / GOVERNANCE)
     value, ci = _metric(card, m.primary_metric)
     composite = ((card or {}).get("scores") or {}).get("composite")
     if card is None or value is None:
