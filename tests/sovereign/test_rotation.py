@@ -101,6 +101,13 @@ def test_a_seeded_rotation_into_held_out_reseals_and_keeps_the_history(vault: Pa
     code, output = _invoke("vault", "history", vault, "--governance", gov.dir)
     assert code == 0 and "5 of 200 entries rotated" in output, output
     assert f"entry {drawn[0]}: gold_standard → held_out (" in output
+    code, output = _invoke("vault", "history", vault, "--governance", gov.dir, "--identity", custodians[0].key)
+    listed = [line for line in output.splitlines() if line.startswith("entry ")]
+    assert code == 0 and len(listed) == 200 and "5 of 200 entries rotated" in output, output
+    kept = next(i for i in GOLD_IDS if i not in drawn)
+    assert f"entry {kept}: gold_standard (as sealed)" in listed
+    assert f"entry {HELD_IDS[0]}: held_out (as sealed)" in listed
+    assert not any(e.source in output or e.reference in output for e in full.entries)  # ids and segments only
     code, output = _invoke("governance", "audit", "--governance", gov.dir)
     assert code == 0 and "gold_standard → held_out (5)" in output, output
     code, output = _invoke("vault", "inspect", vault)

@@ -232,16 +232,25 @@ def history(
     vault: Annotated[Path, typer.Argument(help="The vault folder.")],
     governance: Annotated[Path, opt("The governance folder whose audit log holds the rotations.",
                                     "--governance")] = Path("governance"),
+    identity: Annotated[Path | None, opt("A custodian's identity: list every entry, the secret ones too (ids "
+                                         "and segments only, never a text).", "--identity", "-i")] = None,
+    share: Annotated[list[Path] | None, opt("For a vault held by quorum: a custodian's share file, once per "
+                                            "custodian (instead of --identity).", "--share")] = None,
 ) -> None:
-    """List every rotated entry's segments over time (from the audit log; other entries never moved).
+    """List every rotated entry's segments over time (from the audit log); with a custodian's key, every
+    entry, the ones never moved with the segment they were sealed in.
 
-    Example: mt-eval vault history vault --governance governance
+    Example: mt-eval vault history vault --governance governance --identity custodian.key
     """
     from mt_eval.render.governance import history_lines
+    from mt_eval.sovereign.custody import opening_key
     from mt_eval.sovereign.governance import Governance
     from mt_eval.sovereign.rotation import history as moves_of
-    from mt_eval.sovereign.vault import read_manifest
+    from mt_eval.sovereign.vault import open_vault, read_manifest
 
     manifest = read_manifest(vault).manifest
-    for line in history_lines(moves_of(Governance(governance), str(manifest.get("dataset_id"))), manifest):
+    current = ({e.id: e.segment.value for e in open_vault(vault, opening_key(identity, share or [])).entries}
+               if identity is not None or share else None)
+    moves = moves_of(Governance(governance), str(manifest.get("dataset_id")))
+    for line in history_lines(moves, manifest, current):
         out.print(line, highlight=False)

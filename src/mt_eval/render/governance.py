@@ -83,14 +83,21 @@ def ownership_table(trail: Sequence[Any]) -> Table:
     return table
 
 
-def history_lines(moves: Mapping[int, Sequence[Any]], manifest: Mapping[str, Any]) -> list[str]:
-    """``vault history``: each moved entry's segments over time (``rotation.Move``s, oldest first)."""
+def history_lines(moves: Mapping[int, Sequence[Any]], manifest: Mapping[str, Any],
+                  current: Mapping[int, str] | None = None) -> list[str]:
+    """``vault history``: each moved entry's segments over time (``rotation.Move``s, oldest first); with
+    ``current`` (every entry's segment now, from the opened vault), every entry, in the corpus's order."""
     lines = [f"vault of {escape(str(manifest.get('dataset_id')))}: sealed {manifest.get('sealed_at')}; corpus sha256 "
              f"{manifest.get('corpus_sha256')} (as sealed: {manifest.get('sealed_corpus_sha256') or 'the same'})"]
-    for entry_id, trail in moves.items():
+    for entry_id in current if current is not None else moves:
+        trail = moves.get(entry_id)
+        if not trail:
+            lines.append(f"entry {entry_id}: {escape(str((current or {}).get(entry_id)))} (as sealed)")
+            continue
         steps = [trail[0].source] + [f"{m.target} ({m.when[:19].replace('T', ' ')}, event {m.event[:12]})"
                                      for m in trail]
         lines.append(f"entry {entry_id}: " + escape(" → ".join(steps)))
     total = int(manifest["public"]["entries"]) + int(manifest["secret"]["entries"])
-    lines.append(f"{len(moves)} of {total} entries rotated; the others are in the segment they were sealed in")
+    lines.append(f"{len(moves)} of {total} entries rotated" + ("" if current is not None else
+                 "; the others are in the segment they were sealed in (--identity lists them)"))
     return lines
