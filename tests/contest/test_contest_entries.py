@@ -140,6 +140,23 @@ def test_after_the_deadline_or_outside_a_team_submission_is_refused(tmp_path: Pa
     assert submit_entry(team.root, apertium_bundle(tmp_path / "a"), entrant="alice", kind="bundle") == 1
 
 
+def test_a_withdrawn_consent_stops_a_model_qualifying_before_it_loads(tmp_path: Path) -> None:
+    from mt_eval.sovereign.consent import revoke_consent
+    from support.contest import DATASET
+
+    made = make_contest(tmp_path)
+    model = tmp_path / "m"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"model_type": "m2m_100"}))
+    blob = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+    (model / "model.safetensors").write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0" * 4)
+    submit_entry(made.root, model, entrant="m", kind="model")
+    revoke_consent(governance(made.root), DATASET, "es", "the community withdrew")
+    with pytest.raises(UserError, match="consent \\(es\\) was revoked"):
+        qualify_entry(made.root, 1)
+    assert contest_state(made.root).entry(1).state == SUBMITTED
+
+
 def test_approval_and_execution_need_the_earlier_states(tmp_path: Path) -> None:
     made = make_contest(tmp_path)
     submit_entry(made.root, apertium_bundle(tmp_path), entrant="alice", kind="bundle")

@@ -105,6 +105,9 @@ def qualify_entry(root: Path, number: int, *, policy: SandboxPolicy | None = Non
                                signature=entry_dir(root, number) / SIGNATURE)
         card, status = evaluation.card, str(evaluation.result["status"])
     else:
+        from mt_eval.sovereign.consent import check_not_withdrawn
+
+        check_not_withdrawn(governance(root), dev.info)  # as preflight does for a bundle
         card, status = model_card(folder, dev, m.max_artefact_mb << 20, "contest:development")
     score, _ = _metric(card, m.primary_metric)
     if status != "ok" or score is None:  # contained: a failed entry is never scored, whatever it answered
