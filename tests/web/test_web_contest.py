@@ -56,6 +56,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         record(root, "contest.approve", entry=1, custodian="custodian-1")
         record(root, "contest.execute", entry=1, value=SECRET_VALUE, ci=[45.1, 49.2], composite=0.6123,
                full_run_card_hash="cd" * 32)  # fmt: skip
+    record(made["private-one"].root, "contest.submit", entry=1, entrant="member", entry_kind="model", sha256="ef" * 32)
+    record(made["private-one"].root, "contest.qualify", entry=1, passed=False, score=12.25,
+           reason="chrF++ 12.25 is below the qualifier 20.0")  # fmt: skip
     record(made["closed-one"].root, "contest.rank", ranking_sha256="ef" * 32, metric="chrf_plus_plus",
            ranks=[{"entry": 1, "rank": 1, "cluster": 1}])  # fmt: skip
     record(made["closed-one"].root, "contest.close", ranking_sha256="ef" * 32)
@@ -106,8 +109,9 @@ def test_list_pages_and_api_show_public_contests_only(app_of: Any, world: dict[s
     assert "private-one" in member.get("/contests").text
     listed = {c["id"]: c for c in member.get("/api/contests").json()}
     assert set(listed) == {"closed-one", "open-one", "private-one"}
-    assert listed["open-one"]["entries"] == 1 and listed["open-one"]["state"] == "open"
-    assert listed["closed-one"]["state"] == "closed"
+    assert listed["open-one"]["state"] == "open" and listed["open-one"]["results_hidden"] is True
+    assert listed["closed-one"]["state"] == "closed" and listed["closed-one"]["entries"] == 1
+    assert listed["private-one"]["entries"] == 1 and listed["private-one"]["visibility"] == "private"
     assert 'href="/contests"' in anonymous.get("/").text  # the nav links the contests when the server runs some
 
 
@@ -243,6 +247,8 @@ def test_private_contest_is_its_members_and_entry_numbers_are_checked(app_of: An
     member = client_for(app_of, "member")
     assert member.get("/contests/private-one").status_code == 200
     assert member.get("/contests/private-one/dev.json").status_code == 200
+    entry = member.get("/contests/private-one/entries/1").text  # not qualified: the reason and the dev score
+    assert 'id="entry-state">not-qualified<' in entry and "below the qualifier 20.0" in entry and "12.25" in entry
     bob = client_for(app_of, "bob")
     assert bob.get("/contests/open-one/entries/1").status_code == 200  # bob's own
     assert bob.get("/contests/open-one/entries/99").status_code == 404
