@@ -27,9 +27,10 @@ from mt_eval.errors import UserError
 from mt_eval.review.gate import judge
 from mt_eval.runcard.signing import make_signature, new_key, read_private_key
 from mt_eval.sovereign.bundle import load_bundle
-from mt_eval.sovereign.governance import LOG, Governance
+from mt_eval.sovereign.governance import LOG, OWNERSHIP_KINDS, Governance
 from mt_eval.sovereign.ownership import (
     DEPLOYABLE_THRESHOLD,
+    STATE_OF,
     decide,
     decision_message,
     eligibility_problems,
@@ -103,6 +104,7 @@ def _kinds(gov: Governance) -> list[str]:
 
 
 def test_the_full_trail_offer_accept_transfer(world: World) -> None:
+    assert tuple(STATE_OF) == OWNERSHIP_KINDS  # every state's event kind is one the log accepts
     gov, bundle = world.gov, world.bundle_sha256
     state = offer(gov, world.good, _accepted(world.good), world.terms, who="council")
     assert state.state == "offered" and state.submitter == "alice"

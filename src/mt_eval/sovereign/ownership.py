@@ -62,9 +62,9 @@ DECISION_CONTEXT = b"mt-eval ownership decision signature v1\n"
 DECISION_KIND = "mt-eval ownership decision"
 DECISIONS = ("accept", "decline")
 ELIGIBLE, OFFERED, ACCEPTED, DECLINED, TRANSFERRED = "eligible", "offered", "accepted", "declined", "transferred"
+# the audit log knows these kinds as governance.OWNERSHIP_KINDS (tests/sovereign/test_ownership.py checks both)
 STATE_OF = {"ownership_eligible": ELIGIBLE, "ownership_offer": OFFERED, "ownership_accept": ACCEPTED,
             "ownership_decline": DECLINED, "ownership_transfer": TRANSFERRED}  # fmt: skip
-KINDS = tuple(STATE_OF)
 _HEX = re.compile(r"[0-9a-f]{12,64}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -121,7 +121,7 @@ def ownerships(gov: Governance) -> dict[str, Ownership]:
         step = Step(state, str(ev.get("when")), str(ev.get("who") or ev.get("submitter") or ""), str(ev["hash"]),
                     _detail(ev))
         old = out.get(bundle)
-        if old is None:  # only an eligibility event starts a trail (record refuses any other first)
+        if old is None:  # the first event of a trail (offer() always logs eligibility first)
             out[bundle] = Ownership(bundle, str(ev.get("method")), str(ev.get("submitter")),
                                     str(ev.get("submitter_key")), str(ev.get("run_card_hash")), state, None, None,
                                     (step,))
