@@ -85,6 +85,22 @@ def test_a_nested_remote_code_key_is_found(tmp_path: Path) -> None:
     assert "key 'auto_map' asks to run code" in _lines(root)[0]
 
 
+@pytest.mark.parametrize(("file", "key", "value"), [("generation_config.json", "num_beams", 4096),
+                                                    ("generation_config.json", "max_length", 1_000_000),
+                                                    ("config.json", "max_new_tokens", 100_000),
+                                                    ("generation_config.json", "num_return_sequences", 64)])
+def test_decoding_settings_that_would_run_for_ever_are_refused(tmp_path: Path, file: str, key: str,
+                                                               value: int) -> None:
+    """The model runs in-process, outside the sandbox's wall clock: its own decoding settings (which nmt
+    uses unless told otherwise) must not turn one entry into hours of beam search."""
+    root = _checkpoint(tmp_path / "m")
+    data = json.loads((root / file).read_text()) if (root / file).exists() else {}
+    data[key] = value
+    (root / file).write_text(json.dumps(data))
+    assert _lines(root) == [f"{file}: {key} = {value} (at most {model_bundle.DECODING_LIMITS[key]} in a model "
+                            "bundle: it runs outside the sandbox's clock)"]
+
+
 def test_an_unknown_model_type_is_refused(tmp_path: Path) -> None:
     root = _checkpoint(tmp_path / "m", model_type="evil_arch")
     assert _lines(root) == [f"config.json: model_type 'evil_arch' is not one of the seq2seq architectures a "

@@ -51,6 +51,9 @@ MAX_BYTES = 4 << 30  # NLLB-200-distilled-600M is 2.5 GB in safetensors
 MAX_SIDE_BYTES = 64 << 20  # tokenizer.json of NLLB is 17 MB
 MAX_HEADER_BYTES = 16 << 20  # an NLLB-3.3B header is under 200 KB; safetensors' own cap is 100 MB
 MAX_DIM = 1 << 48
+# the model runs in-process, outside the sandbox's wall clock, and nmt decodes with the checkpoint's own settings:
+# these bound one entry's work (OPUS-MT ships num_beams 4 / max_length 512, NLLB-200 max_length 200)
+DECODING_LIMITS = {"num_beams": 8, "max_length": 1024, "max_new_tokens": 1024, "num_return_sequences": 1}
 DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
                "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8, "F64": 8}
 _KINDS = {stat.S_IFLNK: "symbolic links", stat.S_IFDIR: "folders", stat.S_IFIFO: "FIFOs", stat.S_IFSOCK: "sockets",
@@ -132,6 +135,12 @@ def _json_problems(name: str, data: bytes) -> tuple[Any, list[UserError]]:
     if bad is not None:
         return value, [UserError(f"key {bad!r} asks to run code shipped with the model; refused (a weights-only "
                                  "bundle runs no submitted code)", file=name)]
+    if name in ("config.json", "generation_config.json") and isinstance(value, dict):
+        for key, most in DECODING_LIMITS.items():
+            given = value.get(key)
+            if given is not None and (type(given) is not int or not 0 < given <= most):
+                return value, [UserError(f"{key} = {str(given)[:20]} (at most {most} in a model bundle: it runs "
+                                         "outside the sandbox's clock)", file=name)]
     return value, []
 
 
