@@ -10,8 +10,10 @@ and rotation without consent are refused in one line with nothing written.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import random
 import shutil
 from pathlib import Path
@@ -239,3 +241,19 @@ def test_a_quorum_vault_rotates_with_its_shares_and_refuses_one_identity_file(
     assert manifest["secret"]["segments"] == {"gold_standard": GOLD - 3, "held_out": HELD_OUT + 3}
     gold = open_segment(vault, opening_key(None, shares), "gold_standard")  # the re-seal opens with the shares
     assert len(gold.entries) == GOLD - 3
+
+
+def test_a_second_rotation_while_one_holds_the_vault_is_refused(vault: Path, gov: Governance,
+                                                                 custodians: list[Custodian]) -> None:
+    """Two rotations reading the same vault would each write their own re-seal: the log would record both
+    moves and the vault hold one. A rotation holds the vault folder's lock (flock) from read to write."""
+    untouched = _files(vault)
+    held = os.open(vault, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a rotation in progress holds it
+        with pytest.raises(UserError, match="another change of this vault is in progress"):
+            rotate_entries(vault, custodians[0].key, gov, source="gold_standard", target="held_out", count=1, seed=3)
+    finally:
+        os.close(held)
+    assert _files(vault) == untouched and not [e for e in gov.events() if e["kind"] == "rotate_entries"]
+    rotate_entries(vault, custodians[0].key, gov, source="gold_standard", target="held_out", count=1, seed=3)

@@ -6,6 +6,8 @@ re-seals the vault: the secret half re-encrypted to the same recipients, ``publi
 manifest updated. Each rotation is one ``rotate_entries`` event of the governance log naming the moved
 entry ids (ids are not texts; the texts never enter the log), the seed, and the corpus sha256 before and
 after, so ``history`` lists every moved entry's segments over time and an old card's entry set stays known.
+A rotation holds the vault folder's lock from its read to its last write: a second one at the same time is
+refused rather than both re-sealing from the same read (the log would record moves the vault lost).
 
 The vault's ``corpus_sha256`` becomes the SHA-256 of the rotated corpus as the vault's JSON writes it (the
 dataset envelope and every entry in the original order): a run after a rotation records the new hash,
@@ -26,10 +28,13 @@ source segment when entries leave it for a public one.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -114,12 +119,13 @@ def history(gov: Governance, dataset_id: str) -> dict[int, list[Move]]:
 def _choose(available: list[int], source: str, count: int | None, seed: int | None, ids: Sequence[int]) -> list[int]:
     """The entries to move: ``ids`` (each in ``source``), or ``count`` drawn with ``seed`` from ``available``."""
     if ids:
-        missing = [i for i in ids if i not in available]
+        named = list(dict.fromkeys(ids))  # an id named twice moves once
+        missing = [i for i in named if i not in available]
         if missing:
             raise UserError(f"--ids: entry {missing[0]} is not in {source}", field="--ids")
-        if count is not None and count != len(ids):
-            raise UserError(f"--count {count} but {len(ids)} ids named", field="--count")
-        return list(dict.fromkeys(ids))
+        if count is not None and count != len(named):
+            raise UserError(f"--count {count} but {len(named)} distinct ids named", field="--count")
+        return named
     if count is None or seed is None:
         raise UserError("give --count N and --seed S (a reproducible draw), or --ids", field="--count")
     if not 1 <= count <= len(available):
@@ -149,6 +155,25 @@ def _check_publication(gov: Governance, dataset_id: str, moved: list[int], sourc
                             file=str(gov.policy_path))
 
 
+@contextmanager
+def _held(vault_dir: Path) -> Iterator[None]:
+    """The vault folder's lock (flock on the folder itself: its inode survives the files' atomic
+    replacement), so two rotations never both re-seal from the same read; the second is refused."""
+    try:
+        fd = os.open(vault_dir, os.O_RDONLY)
+    except OSError as exc:
+        raise UserError(f"cannot open the vault folder: {exc.strerror or exc}", file=str(vault_dir)) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError("another change of this vault is in progress; try again when it has finished",
+                            file=str(vault_dir)) from None
+        yield
+    finally:
+        os.close(fd)
+
+
 def rotate_entries(vault_dir: Path, key: VaultKey, gov: Governance, *, source: str, target: str,
                    count: int | None = None, seed: int | None = None, ids: Sequence[int] = (),
                    who: str | None = None) -> Rotation:
@@ -157,6 +182,13 @@ def rotate_entries(vault_dir: Path, key: VaultKey, gov: Governance, *, source: s
     source, target = _segment(source, "--from"), _segment(target, "--to")
     if source == target:
         raise UserError("--from and --to name the same segment", field="--to")
+    read_manifest(vault_dir)  # a missing folder or manifest is named before the lock is tried
+    with _held(Path(vault_dir)):
+        return _rotate(Path(vault_dir), key, gov, source, target, count, seed, ids, who)
+
+
+def _rotate(vault_dir: Path, key: VaultKey, gov: Governance, source: str, target: str, count: int | None,
+            seed: int | None, ids: Sequence[int], who: str | None) -> Rotation:
     vault = read_manifest(vault_dir)
     full = open_vault(vault_dir, key)
     secret_segments = set(vault.manifest.get("secret_segments") or [])
