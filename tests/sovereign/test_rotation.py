@@ -98,7 +98,7 @@ def test_a_seeded_rotation_into_held_out_reseals_and_keeps_the_history(vault: Pa
     assert event["ids"] == drawn and event["seed"] == 7 and event["who"] == "council" and not event["published"]
     assert event["corpus_sha256_before"] == before["corpus_sha256"]
     assert not any(e.source in json.dumps(event, ensure_ascii=False) for e in gold.entries)  # no text logged
-    assert {i: [(m.source, m.target) for m in ms] for i, ms in history(gov, "ntrex128-eng-spa-demo").items()} == \
+    assert {i: [(m.source, m.target) for m in ms] for i, ms in history(gov, manifest["corpus_sha256"]).items()} == \
         {i: [("gold_standard", "held_out")] for i in drawn}
     code, output = _invoke("vault", "history", vault, "--governance", gov.dir)
     assert code == 0 and "5 of 200 entries rotated" in output, output
@@ -257,3 +257,20 @@ def test_a_second_rotation_while_one_holds_the_vault_is_refused(vault: Path, gov
         os.close(held)
     assert _files(vault) == untouched and not [e for e in gov.events() if e["kind"] == "rotate_entries"]
     rotate_entries(vault, custodians[0].key, gov, source="gold_standard", target="held_out", count=1, seed=3)
+
+
+def test_history_follows_this_vaults_own_chain_of_rotations(vault: Path, gov: Governance, tmp_path: Path,
+                                                           custodians: list[Custodian]) -> None:
+    """Two vaults of one dataset in one governance folder (a copy rotated differently): each lists its own
+    moves only; an entry rotated out and back keeps every move (the corpus hash returns to an earlier one)."""
+    key, other = custodians[0].key, copy_vault(vault, tmp_path / "other-vault")
+    for target, source in (("held_out", "gold_standard"), ("gold_standard", "held_out"), ("held_out", "gold_standard")):
+        rotate_entries(vault, key, gov, source=source, target=target, ids=[7])
+    rotate_entries(other, key, gov, source="gold_standard", target="held_out", ids=[9])
+    mine = history(gov, json.loads((vault / "vault.json").read_text())["corpus_sha256"])
+    assert {i: [(m.source, m.target) for m in ms] for i, ms in mine.items()} == \
+        {7: [("gold_standard", "held_out"), ("held_out", "gold_standard"), ("gold_standard", "held_out")]}
+    theirs = history(gov, json.loads((other / "vault.json").read_text())["corpus_sha256"])
+    assert {i: [(m.source, m.target) for m in ms] for i, ms in theirs.items()} == {9: [("gold_standard", "held_out")]}
+    code, output = _invoke("vault", "history", other, "--governance", gov.dir)
+    assert code == 0 and "entry 9: gold_standard → held_out" in output and "entry 7" not in output, output

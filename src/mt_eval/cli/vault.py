@@ -251,6 +251,6 @@ def history(
     manifest = read_manifest(vault).manifest
     current = ({e.id: e.segment.value for e in open_vault(vault, opening_key(identity, share or [])).entries}
                if identity is not None or share else None)
-    moves = moves_of(Governance(governance), str(manifest.get("dataset_id")))
+    moves = moves_of(Governance(governance), str(manifest["corpus_sha256"]))
     for line in history_lines(moves, manifest, current):
         out.print(line, highlight=False)

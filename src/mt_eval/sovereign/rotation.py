@@ -105,14 +105,27 @@ def _segment(name: str, option: str) -> str:
     return name
 
 
-def history(gov: Governance, dataset_id: str) -> dict[int, list[Move]]:
-    """Every moved entry of ``dataset_id``'s vault, its moves oldest first, from the verified log."""
+def history(gov: Governance, corpus_sha256: str) -> dict[int, list[Move]]:
+    """Every moved entry of the vault whose corpus is now ``corpus_sha256``, its moves oldest first.
+
+    The vault's rotations are the chain of events each of which produced the corpus the next one started
+    from, walked back from ``corpus_sha256``: another vault of the same dataset in the same log (a copy
+    rotated otherwise) has its own chain. Moving an entry out and back returns the corpus to an earlier
+    hash, so each step takes the latest rotation *before* the one already taken, never one after it."""
+    rotations = [ev for ev in gov.events() if ev.get("kind") == KIND]
+    chain, digest, before_seq = [], corpus_sha256, float("inf")
+    while True:
+        earlier = [ev for ev in rotations if ev.get("corpus_sha256") == digest and int(ev["seq"]) < before_seq]
+        if not earlier:
+            break
+        ev = max(earlier, key=lambda e: int(e["seq"]))
+        chain.append(ev)
+        digest, before_seq = str(ev.get("corpus_sha256_before")), int(ev["seq"])
     out: dict[int, list[Move]] = {}
-    for ev in gov.events():
-        if ev.get("kind") == KIND and ev.get("dataset") == dataset_id:
-            for entry_id in ev.get("ids") or []:
-                out.setdefault(int(entry_id), []).append(Move(int(entry_id), str(ev["from"]), str(ev["to"]),
-                                                              str(ev["when"]), str(ev["hash"])))
+    for ev in reversed(chain):
+        for entry_id in ev.get("ids") or []:
+            out.setdefault(int(entry_id), []).append(Move(int(entry_id), str(ev["from"]), str(ev["to"]),
+                                                          str(ev["when"]), str(ev["hash"])))
     return out
 
 
@@ -134,7 +147,7 @@ def _choose(available: list[int], source: str, count: int | None, seed: int | No
     return random.Random(seed).sample(sorted(available), count)  # sorted: the draw depends on ids, not order
 
 
-def _check_publication(gov: Governance, dataset_id: str, moved: list[int], source: str, target: str) -> None:
+def _check_publication(gov: Governance, corpus_sha256: str, moved: list[int], source: str, target: str) -> None:
     """Refuse moving secret entries into a public segment before the policy allows it (module docstring)."""
     days = gov.policy().publish_after_days
     if days is None:
@@ -142,7 +155,7 @@ def _check_publication(gov: Governance, dataset_id: str, moved: list[int], sourc
                         "and the policy publishes no secret entry (rotation.publish_after_days is not set)",
                         file=str(gov.policy_path), hint="move them to another secret segment (--to held_out), or "
                                                         "set [rotation] publish_after_days in policy.toml")
-    now, moves = datetime.now(UTC), history(gov, dataset_id)
+    now, moves = datetime.now(UTC), history(gov, corpus_sha256)
     for entry_id in moved:
         left = [m for m in moves.get(entry_id, []) if m.source == GOLD]
         if source != GOLD and not left:
@@ -205,7 +218,7 @@ def _rotate(vault_dir: Path, key: VaultKey, gov: Governance, source: str, target
         require_consent(gov, full.info, [target], doing="rotate entries into")
     elif publishing:
         require_consent(gov, full.info, [source], doing="publish entries of")
-        _check_publication(gov, full.info.id, moved, source, target)
+        _check_publication(gov, vault.corpus_sha256, moved, source, target)
     chosen = set(moved)
     entries = [e.model_copy(update={"segment": Segment(target)}) if e.id in chosen else e for e in full.entries]
     public = [e for e in entries if e.segment.value not in secret_segments]
