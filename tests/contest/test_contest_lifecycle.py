@@ -147,8 +147,15 @@ def test_a_logged_value_that_is_not_the_cards_is_refused(ranked: dict[str, Any],
     made = _copy(ranked["made"], tmp_path)
     loser = contest_state(made.root).entry(1)
     record(made.root, "contest.execute", entry=1, value=99.0, ci=[98.0, 100.0], composite=0.9,
-           full_run_card_hash=loser.full_run_card_hash)  # the loser's card again, with a winner's number
-    with pytest.raises(UserError, match=r"entry 1: the log says 99\.0 but its full card 50\.4"):
+           full_run_card_hash=loser.full_run_card_hash)  # entry 1 "executed" again, with a winner's number
+    again = contest_state(made.root)
+    assert again.entry(1).value == loser.value and "entry 1: contest.execute while executed" in again.problems[0]
+    record(made.root, "contest.submit", entry=5, entrant="x", entry_kind="bundle", sha256="ee" * 32)
+    record(made.root, "contest.qualify", entry=5, passed=True, score=50.0)
+    record(made.root, "contest.approve", entry=5, custodian="c1")
+    record(made.root, "contest.execute", entry=5, value=99.0, ci=[98.0, 100.0], composite=0.9,
+           full_run_card_hash=loser.full_run_card_hash)  # the loser's card under a new entry and number
+    with pytest.raises(UserError, match=r"entry 5: the log says 99\.0 but its full card 50\.4"):
         rank_contest(made.root, made.key, ranked["key"])
 
 

@@ -66,6 +66,8 @@ def test_results_shown_after_close_or_when_not_hidden(made: Made, tmp_path: Path
     assert view.entries[0].entrant == "Entrant 1"  # anonymised still: close publishes results, not names
     shown = make_contest(tmp_path, name="open-results", results_hidden_until_close=False, anonymise=False)
     submitted(shown.root, ["Dana"])
+    record(shown.root, "contest.qualify", entry=1, passed=True, score=30.0)
+    record(shown.root, "contest.approve", entry=1, custodian="c1")
     record(shown.root, "contest.execute", entry=1, value=12.5, ci=[10.0, 15.0], composite=0.3)
     one = contest_view(contest_state(shown.root)).entries[0]
     assert (one.entrant, one.value) == ("Dana", 12.5)
@@ -100,3 +102,22 @@ def test_tampered_log_is_refused_in_one_line(made: Made) -> None:
     assert "\n" not in info.value.one_line()
     found, refused = list_contests(made.root.parent)
     assert not found and len(refused) == 1 and "fails verification" in refused[0]
+
+
+def test_illegal_transitions_and_changes_after_close_do_not_count(tmp_path: Path) -> None:
+    """Events someone logs around the writers' checks: an execute without the custodians' approval, a second
+    qualify that would turn a failed entry into a qualified one, anything but publish after close."""
+    made = make_contest(tmp_path)
+    submitted(made.root, ["a", "b"])
+    record(made.root, "contest.qualify", entry=1, passed=True, score=30.0)
+    record(made.root, "contest.execute", entry=1, value=88.0, ci=[80.0, 90.0], composite=0.8,
+           full_run_card_hash="ab" * 32)  # no approval: the custodians never let it near the vault
+    record(made.root, "contest.qualify", entry=2, passed=False, score=1.0, reason="below")
+    record(made.root, "contest.qualify", entry=2, passed=True, score=99.0)  # qualified again, by hand
+    record(made.root, "contest.close", ranking_sha256=None)
+    record(made.root, "contest.submit", entry=3, entrant="late", entry_kind="bundle", sha256="cc" * 32)
+    state = contest_state(made.root)
+    assert [(e.number, e.state, e.value) for e in state.entries] == [(1, "qualified", None),
+                                                                     (2, "not-qualified", None)]
+    assert len(state.problems) == 3 and "entry 1: contest.execute while qualified" in state.problems[0]
+    assert "after close" in state.problems[2]

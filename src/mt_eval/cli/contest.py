@@ -90,7 +90,8 @@ def show(root: RootArg, organiser: OrganiserOpt = False, as_json: JsonOpt = Fals
     from mt_eval.contest.state import contest_state, contest_view
     from mt_eval.render.contest import entries_table, rules_lines
 
-    view = contest_view(contest_state(root), organiser=organiser)
+    state = contest_state(root)
+    view = contest_view(state, organiser=organiser)
     if as_json:
         typer.echo(json.dumps(view.as_json(), ensure_ascii=False, indent=1))
         return
@@ -100,6 +101,8 @@ def show(root: RootArg, organiser: OrganiserOpt = False, as_json: JsonOpt = Fals
         out.print(entries_table(view))
     else:
         out.print("no entries yet", highlight=False)
+    for problem in state.problems if organiser else ():  # events logged around the commands: they did not count
+        err.print(f"[yellow]ignored[/yellow] {escape(problem)}", highlight=False)
 
 
 @contest_app.command("list")

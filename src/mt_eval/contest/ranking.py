@@ -94,12 +94,6 @@ def _full_cards(state: ContestState, entries: Sequence[EntryState], identity: Cu
     """Each executed entry's full card, opened in memory and checked to be a run of this contest's secret split."""
     vault = read_manifest(state.root / VAULT)
     cards: dict[int, dict[str, Any]] = {}
-    claimed: dict[str, int] = {}
-    for e in entries:  # one run, one entry: a card claimed twice would be ranked twice
-        if e.full_run_card_hash in claimed:
-            raise UserError(f"entries {claimed[e.full_run_card_hash]} and {e.number} name the same full card; "
-                            "not ranked", entry=e.number)
-        claimed[str(e.full_run_card_hash)] = e.number
     for e in entries:
         if not e.full_run_card_hash:
             raise UserError(f"entry {e.number} was executed but its contest.execute event names no full card",
@@ -136,6 +130,12 @@ def ranking_document(state: ContestState, identity: CustodianIdentity, key: Path
         if e.value is None or not math.isclose(e.value, values[e.number], abs_tol=1e-9):
             raise UserError(f"entry {e.number}: the log says {e.value} but its full card {values[e.number]}",
                             entry=e.number)
+    claimed: dict[str, int] = {}
+    for e in executed:  # one run, one entry: a card claimed twice would be ranked twice
+        if e.full_run_card_hash in claimed:
+            raise UserError(f"entries {claimed[e.full_run_card_hash]} and {e.number} name the same full card; "
+                            "not ranked", entry=e.number)
+        claimed[str(e.full_run_card_hash)] = e.number
     sign = 1.0 if rank_key.higher_is_better else -1.0
     ordered = sorted(executed, key=lambda e: (-sign * values[e.number], e.number))
     hashes = [str(cards[e.number]["run_card_hash"]) for e in ordered]

@@ -79,6 +79,7 @@ class ContestState:
     closed_at: str | None = None
     ranking: Ranking | None = None
     head: str = ""  # the last event's line hash: what a published export pins
+    problems: tuple[str, ...] = ()  # events that did not count (illegal transitions, changes after close)
 
     @property
     def state(self) -> str:
@@ -119,6 +120,12 @@ def _ci(value: Any) -> tuple[float, float] | None:
     return None
 
 
+LEGAL = {"contest.qualify": (SUBMITTED,), "contest.approve": (QUALIFIED,), "contest.execute": (APPROVED,),
+         "contest.fail": (APPROVED,)}
+"""The state an entry must be in for each event to count: the writers check it, and the reader checks again, so an
+event logged around them (an execute no custodian approved) changes nothing and is listed in ``problems``."""
+
+
 def _apply(entry: EntryState, ev: Mapping[str, Any], quorum: int) -> EntryState:
     kind = ev["kind"]
     if kind == "contest.qualify":
@@ -147,24 +154,35 @@ def contest_state(root: Path) -> ContestState:
     entries: dict[int, EntryState] = {}
     closed_at: str | None = None
     ranking: Ranking | None = None
+    problems: list[str] = []
     events = read_events(root)
     for ev in events:
         kind, n = ev.get("kind"), _number(ev)
-        if kind == "contest.submit" and n is not None and n not in entries:
+        if not str(kind).startswith("contest.") or kind in ("contest.create", "contest.publish"):
+            continue
+        where = f"event {ev.get('seq')} ({kind}" + (f", entry {n})" if n is not None else ")")
+        if closed_at is not None:
+            problems.append(f"{where}: after close; ignored (a closed contest is frozen)")
+        elif kind == "contest.submit" and n is not None and n not in entries:
             entries[n] = EntryState(n, str(ev.get("entrant")), str(ev.get("entry_kind")), str(ev.get("sha256")),
                                     str(ev.get("when")))
-        elif kind in ("contest.qualify", "contest.approve", "contest.execute", "contest.fail") and n in entries:
-            entries[n] = _apply(entries[n], ev, manifest.quorum)
+        elif kind in LEGAL and n in entries:
+            if entries[n].state in LEGAL[str(kind)]:
+                entries[n] = _apply(entries[n], ev, manifest.quorum)
+            else:
+                problems.append(f"entry {n}: {kind} while {entries[n].state} (event {ev.get('seq')}); ignored")
         elif kind == "contest.rank":
             ranking = _ranking(ev)
-        elif kind == "contest.close" and closed_at is None:
+        elif kind == "contest.close":
             closed_at = str(ev.get("when"))
+        else:
+            problems.append(f"{where}: names no entry it could change; ignored")
     if ranking is not None:
         for n, (rank, cluster) in ranking.ranks.items():
             if n in entries:
                 entries[n] = replace(entries[n], rank=rank, cluster=cluster)
     return ContestState(root, manifest, tuple(entries[n] for n in sorted(entries)), closed_at is not None, closed_at,
-                        ranking, str(events[-1]["hash"]) if events else "")
+                        ranking, str(events[-1]["hash"]) if events else "", tuple(problems))
 
 
 def require_open(state: ContestState, doing: str) -> None:
