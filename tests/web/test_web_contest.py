@@ -222,6 +222,13 @@ def test_hostile_submissions_are_refused_before_the_body_is_used(app_of: Any, wo
     fields = alice.post("/contests/open-one/submit", content=many + b"--b--\r\n",
                         headers={"content-type": "multipart/form-data; boundary=b"})
     assert fields.status_code == 400
+    data = world["archive"].read_bytes()
+    two = alice.post("/contests/open-one/submit", data={"csrf": token, "kind": "bundle"},
+                     files=[("archive", ("a.tar.gz", data)), ("archive", ("b.tar.gz", data))])  # fmt: skip
+    assert two.status_code == 400  # one file per submission
+    as_file = alice.post("/contests/open-one/submit", data={"kind": "bundle"},
+                         files={"csrf": ("t", token.encode()), "archive": ("a.tar.gz", data)})  # fmt: skip
+    assert as_file.status_code in (400, 403)
     assert upload(client_for(app_of, "bob"), "private-one", world["archive"], csrf="0" * 64).status_code == 404
     assert upload(client_for(app_of, "bob"), "closed-one", world["archive"], csrf="0" * 64).status_code == 409
     # the organiser sees the private contest but is not one of its members: no entry from them
