@@ -121,3 +121,16 @@ def test_illegal_transitions_and_changes_after_close_do_not_count(tmp_path: Path
                                                                      (2, "not-qualified", None)]
     assert len(state.problems) == 3 and "entry 1: contest.execute while qualified" in state.problems[0]
     assert "after close" in state.problems[2]
+
+
+def test_cli_show_hides_results_from_the_public(made: Made) -> None:
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+
+    public = CliRunner().invoke(app, ["contest", "show", str(made.root)])
+    assert public.exit_code == 0 and "hidden until close" in public.output and "Entrant 1" in public.output
+    assert not [n for v in (SECRET_VALUE, *SECRET_CI) for n in _numbers(v)[1:] if n in public.output]
+    assert "Alice" not in public.output
+    inside = CliRunner().invoke(app, ["contest", "show", str(made.root), "--organiser"])
+    assert inside.exit_code == 0 and "43.22" in inside.output and "Alice Translator" in inside.output
