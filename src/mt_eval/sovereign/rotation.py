@@ -241,8 +241,9 @@ def _rotate(vault_dir: Path, key: VaultKey, gov: Governance, source: str, target
                             "entries": len(public), "segments": _counts(public)},
                  "secret": {**manifest["secret"], "sha256": hashlib.sha256(secret_bytes).hexdigest(),
                             "entries": len(secret), "segments": _counts(secret)}}  # fmt: skip
-    # logged first: a rotation that reached the files is always in the history; a crash after the log line
-    # leaves a vault whose files disagree with its manifest, which refuses to open rather than mislead
+    # logged first, so a rotation that reached the files is always in the history. A crash before the writes
+    # leaves the vault as it was, and its history (walked back from its hash) does not include the event; a
+    # crash between them leaves files that disagree with the manifest, which refuse to open rather than mislead
     event = gov.record({"kind": KIND, "dataset": full.info.id, "from": source, "to": target, "ids": moved,
                         "count": len(moved), "seed": None if ids else seed, "published": publishing,
                         "corpus_sha256_before": vault.corpus_sha256, "corpus_sha256": corpus_sha.hexdigest(),
