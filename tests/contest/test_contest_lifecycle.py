@@ -195,13 +195,15 @@ def test_close_freezes_and_export_has_ranks(ranked: dict[str, Any], tmp_path: Pa
 
 
 def test_publish_after_close(ranked: dict[str, Any], tmp_path: Path) -> None:
-    """Runs after test_close_freezes_and_export_has_ranks (module order): the closed contest's executed entries
-    go to a store as public sovereign cards signed by the organiser's key, with no entry results."""
+    """After close (test_close_freezes_and_export_has_ranks, or here when run alone): the executed entries go to
+    a store as public sovereign cards signed by the organiser's key, with no entry results."""
     from mt_eval.runcard.signing import read_public_key
     from mt_eval.store import open_store
     from mt_eval.store.keys import register_key
 
     made: Made = ranked["made"]
+    if not contest_state(made.root).closed:  # run alone (-k): close it here
+        close_contest(made.root, ranked["key"])
     db = str(tmp_path / "board.db")
     with open_store(db) as store:
         register_key(store, read_public_key(ranked["key"].with_suffix(".pub")), "organiser")
