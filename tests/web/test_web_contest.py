@@ -35,9 +35,10 @@ ACCOUNTS = ("organiser", "alice", "bob", "member", "root")  # root: the server's
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """A store with four accounts; a contests folder with a public contest ``open-one`` (two entries, one executed
-    on the secret split), a private contest ``private-one`` for ``member``, and a public contest ``closed-one``
-    closed after its one entry ran; the Apertium bundle as a .tar.gz."""
+    """A store with five accounts; a contests folder with a public contest ``open-one`` (one entry, executed on
+    the secret split), a private contest ``private-one`` for ``member`` (one entry, not qualified), a public
+    contest ``closed-one`` closed after its one entry ran, and ``broken-one`` whose manifest was edited after
+    creation (a lowered threshold); the Apertium bundle as a .tar.gz."""
     folder = tmp_path_factory.mktemp("web-contest")
     db = str(folder / "store.db")
     with open_store(db) as store:
@@ -46,7 +47,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     contests = folder / "contests"
     contests.mkdir()
     made = {name: make_contest(contests, name=name, **options) for name, options in (
-        ("open-one", {}), ("private-one", {"visibility": "private", "members": ["member"]}), ("closed-one", {}))}
+        ("open-one", {}), ("private-one", {"visibility": "private", "members": ["member"]}), ("closed-one", {}),
+        ("broken-one", {}))}
+    manifest = made["broken-one"].root / "contest.json"  # edited after creation: every reader refuses it
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('"threshold": 20.0', '"threshold": 0.0'),
+                        encoding="utf-8")
     bundle = apertium_bundle(folder / "bundle")
     archive = Path(shutil.make_archive(str(folder / "apertium"), "gztar", bundle))
     for name in ("open-one", "closed-one"):  # entries by the log's own events (the writers of later steps)
@@ -261,6 +266,17 @@ def test_private_contest_is_its_members_and_entry_numbers_are_checked(app_of: An
     assert bob.get("/contests/open-one/entries/99").status_code == 404
     assert bob.get("/contests/open-one/entries/0").status_code == 422
     assert bob.get("/contests/open-one/entries/x").status_code == 422
+
+
+def test_a_contest_whose_record_fails_verification_is_refused_not_shown(app_of: Any, world: dict[str, Any]) -> None:
+    client = client_for(app_of)
+    listing = client.get("/contests")
+    assert 'id="refused"' in listing.text and "broken-one" not in listing.text
+    assert "broken-one" not in {c["id"] for c in client.get("/api/contests").json()}
+    for url in ("/contests/broken-one", "/api/contests/broken-one", "/contests/broken-one/dev.json"):
+        response = client.get(url)
+        assert response.status_code == 503, url
+        assert str(world["contests"]) not in response.text and "0.0" not in response.text
 
 
 def test_serve_refuses_a_contests_path_that_is_not_a_folder(tmp_path: Path) -> None:
