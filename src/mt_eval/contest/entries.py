@@ -1,7 +1,7 @@
 """Contest entries: submission and custodian approval (qualify and execute: ``contest/execution.py``).
 
 An entry is a sandboxed **bundle** (``sovereign/bundle.py``: method.toml and its code, run only in bubblewrap)
-or a weights-only **model** (``contest/model_bundle.py``: a seq2seq checkpoint run in-process with no submitted
+or a weights-only **model** (``contest/model_bundle.py``: a seq2seq checkpoint run with no submitted
 code). ``submit_entry`` checks it exactly as ``sovereign preflight`` / the model checker do, within the manifest's
 ``max_artefact_mb``, copies it into ``ROOT/entries/<n>/artefact`` (so what runs later is what was checked: its
 sha256 is re-checked before every use) and records ``contest.submit``. The CLI and the web form call this one

@@ -4,7 +4,8 @@ are never read), on the public dev split to qualify and on the sealed secret spl
 * a **bundle** goes through the sovereign runner: ``runner.preflight`` on ``dev.json`` (in the sandbox,
   strict: every entry answered) and ``runner.run`` on the vault's secret segment (its signature, passed
   preflight, budget, custodian approvals, consent and leak check; the full card stored encrypted);
-* a **model** is re-checked (``model_bundle.check_folder``), loaded weights-only in this process and scored by
+* a **model** is re-checked (``model_bundle.check_folder``), loaded weights-only in a child process under the
+  sandbox policy's per-run wall clock (``model_run.py``) and scored by
   ``runner.score_translations``: the same metrics (semantic_score included), the same sealed statistics
   reference and condition (``sovereign:gold_standard``) as a bundle's card, so ``sovereign.ranking`` ranks
   both alike. On the secret split the vault is opened in memory (``custody.gold_run_key``: an identity file,
@@ -25,7 +26,6 @@ from typing import Any
 
 from mt_eval.contest.entries import SIGNATURE, checked_entry, entry_dir
 from mt_eval.contest.manifest import DEV, GOVERNANCE, SECRET_SEGMENT, VAULT, governance
-from mt_eval.contest.model_bundle import load_model_bundle
 from mt_eval.contest.state import APPROVED, SUBMITTED, ContestState, EntryState, contest_state, require_open
 from mt_eval.corpus.loaders import load_corpus
 from mt_eval.corpus.models import Dataset
@@ -51,31 +51,23 @@ def _metric(card: dict[str, Any] | None, metric: str) -> tuple[float | None, lis
                                                                          if len(bounds) == 2 else None)
 
 
-def model_card(folder: Path, dataset: Dataset, max_bytes: int, condition: str) -> tuple[dict[str, Any] | None, str]:
-    """A weights-only model's translations of ``dataset`` (in-process, no submitted code), scored as a
-    sovereign full card, and the run's status in the sandbox's classes: ``ok`` (every entry translated),
-    ``crashed`` (some entry failed: torch's own errors), ``load_failed`` (no card: the checkpoint did not load,
-    e.g. no token for the contest's languages; the entrant's fault, recorded as such, not the harness's)."""
+def model_card(folder: Path, dataset: Dataset, max_bytes: int, condition: str,
+               seconds: float) -> tuple[dict[str, Any] | None, str]:
+    """A weights-only model's translations of ``dataset`` (no submitted code; in a child process killed after
+    ``seconds``: ``model_run.py``), scored as a sovereign full card, and the run's status in the sandbox's
+    classes: ``ok`` (every entry translated), ``crashed`` (some entry failed), ``timeout``, ``load_failed`` (the
+    checkpoint did not load, e.g. no token for the contest's languages: the entry's failure, not the harness's).
+    No card when nothing was translated."""
     import time
 
-    from mt_eval.api.loops import run_blocking
-    from mt_eval.engine.runner import run_method
-    from mt_eval.errors import MethodError
+    from mt_eval.contest.model_run import translate_model
     from mt_eval.sovereign.runner import score_translations
 
-    try:
-        method = load_model_bundle(folder, dataset.info.source_language, dataset.info.target_language, max_bytes)
-    except MethodError:
-        return None, "load_failed"
-    except Exception:  # checked data transformers' own loader still rejects (a TypeError for a missing
-        return None, "load_failed"  # vocabulary, say) is the entry's failure, never the harness's
     began = time.monotonic()
-    translations, _ = run_blocking(run_method(method, dataset, source_language=dataset.info.source_language,
-                                              target_language=dataset.info.target_language))
-    status = "ok" if all(t.error is None for t in translations) else "crashed"
-    if all(t.error is not None for t in translations):
+    status, identity, translations = translate_model(folder, dataset, max_bytes, seconds)
+    if identity is None or all(t.error is not None for t in translations):
         return None, status
-    return score_translations(dataset, method.identity, translations, time.monotonic() - began, condition), status
+    return score_translations(dataset, identity, translations, time.monotonic() - began, condition), status
 
 
 def _state_for(root: Path, number: int, wanted: str, doing: str) -> tuple[ContestState, EntryState]:
@@ -108,7 +100,8 @@ def qualify_entry(root: Path, number: int, *, policy: SandboxPolicy | None = Non
         from mt_eval.sovereign.consent import check_not_withdrawn
 
         check_not_withdrawn(governance(root), dev.info)  # as preflight does for a bundle
-        card, status = model_card(folder, dev, m.max_artefact_mb << 20, "contest:development")
+        seconds = (policy or load_policy(root / GOVERNANCE)).wall_seconds_per_run
+        card, status = model_card(folder, dev, m.max_artefact_mb << 20, "contest:development", seconds)
     score, _ = _metric(card, m.primary_metric)
     if status != "ok" or score is None:  # contained: a failed entry is never scored, whatever it answered
         passed, reason, score = False, f"the run on the dev split failed ({status}); not scored", None
@@ -152,7 +145,8 @@ def execute_entry(root: Path, number: int, identity: Path | Sequence[Share], *,
         key, _ = gold_run_key(root / VAULT, identity, gov, entry.sha256, SECRET_SEGMENT)
         secret = open_segment(root / VAULT, key, SECRET_SEGMENT)
         require_consent(gov, secret.info, [SECRET_SEGMENT], doing="run on")  # before the model sees one entry
-        card, status = model_card(folder, secret, m.max_artefact_mb << 20, f"sovereign:{SECRET_SEGMENT}")
+        seconds = (policy or load_policy(root / GOVERNANCE)).wall_seconds_per_run
+        card, status = model_card(folder, secret, m.max_artefact_mb << 20, f"sovereign:{SECRET_SEGMENT}", seconds)
         if card is not None:
             store_full_card(card, root / VAULT, root / GOVERNANCE)
     value, ci = _metric(card, m.primary_metric)

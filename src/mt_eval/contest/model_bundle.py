@@ -51,8 +51,8 @@ MAX_BYTES = 4 << 30  # NLLB-200-distilled-600M is 2.5 GB in safetensors
 MAX_SIDE_BYTES = 64 << 20  # tokenizer.json of NLLB is 17 MB
 MAX_HEADER_BYTES = 16 << 20  # an NLLB-3.3B header is under 200 KB; safetensors' own cap is 100 MB
 MAX_DIM = 1 << 48
-# the model runs in-process, outside the sandbox's wall clock, and nmt decodes with the checkpoint's own settings:
-# these bound one entry's work (OPUS-MT ships num_beams 4 / max_length 512, NLLB-200 max_length 200)
+# the model runs outside the sandbox (under its per-run wall clock only: model_run.py), and nmt decodes with the
+# checkpoint's own settings: these bound one entry's work (OPUS-MT ships num_beams 4 / max_length 512, NLLB-200 max_length 200)
 DECODING_LIMITS = {"num_beams": 8, "max_length": 1024, "max_new_tokens": 1024, "num_return_sequences": 1}
 DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
                "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8, "F64": 8}
