@@ -92,6 +92,34 @@ def test_a_signed_submission_is_verified_and_must_be_the_entrants(tmp_path: Path
         submit_entry(made.root, bundle, entrant="carol", kind="bundle", signature=sig)
 
 
+def _model(root: Path) -> Path:
+    """A checker-valid weights-only folder (not loadable: enough for submit)."""
+    root.mkdir()
+    (root / "config.json").write_text(json.dumps({"model_type": "m2m_100"}))
+    blob = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+    (root / "model.safetensors").write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0" * 4)
+    return root
+
+
+def test_a_signed_model_is_verified_like_a_bundle(tmp_path: Path) -> None:
+    from mt_eval.contest.entries import sign_model
+
+    made = make_contest(tmp_path, require_signatures=True)
+    model = _model(tmp_path / "m")
+    with pytest.raises(UserError, match="requires a signed submission"):
+        submit_entry(made.root, model, entrant="dana", kind="model")
+    key, _, public = new_key(tmp_path / "dana.key", "dana")
+    sig = sign_model(model, key)
+    with pytest.raises(UserError, match="not an active registered submitter key"):
+        submit_entry(made.root, model, entrant="dana", kind="model", signature=sig)
+    add_submitter(governance(made.root), "dana", public)
+    assert submit_entry(made.root, model, entrant="dana", kind="model", signature=sig) == 1
+    assert (entry_dir(made.root, 1) / SIGNATURE).read_bytes() == sig.read_bytes()
+    (model / "vocab.json").write_text("{}")  # a new file: a new sha256, the old signature no longer fits
+    with pytest.raises(UserError, match=r"the signature is for .*, not this artefact"):
+        submit_entry(made.root, model, entrant="dana", kind="model", signature=sig)
+
+
 def test_a_model_with_code_or_a_pickle_is_refused_at_submit_and_leaves_nothing(tmp_path: Path) -> None:
     made = make_contest(tmp_path)
     model = tmp_path / "model"
@@ -209,6 +237,11 @@ def test_cli_submit_and_the_refusals_are_one_line(tmp_path: Path) -> None:
     assert early.exit_code == 2 and "only a qualified entry is approved" in early.output
     both = runner.invoke(app, ["contest", "execute", str(made.root), "1"])
     assert both.exit_code == 2 and "give either --identity FILE" in both.output
+    key, _, _ = new_key(tmp_path / "dana.key", "dana")
+    signed = runner.invoke(app, ["contest", "sign-model", str(_model(tmp_path / "m")), "--key", str(key)])
+    assert signed.exit_code == 0 and (tmp_path / "m.sig").is_file(), signed.output
+    code = runner.invoke(app, ["contest", "sign-model", bundle, "--key", str(key)])  # a bundle is not a model
+    assert code.exit_code == 2 and "folders are not allowed in a model bundle" in code.output
 
 
 # ---------------------------------------------------------------- the three artefacts, end to end (slow)

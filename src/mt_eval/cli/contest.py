@@ -295,3 +295,20 @@ def publish(
 
     for result in publish_contest(root, db, key, opening_key(identity, share or [])):
         out.print(f"{result.run_card_hash[:12]}… {escape(result.status)}", highlight=False)
+
+
+@contest_app.command("sign-model")
+def sign_model_command(
+    checkpoint: Annotated[Path, typer.Argument(help="A weights-only checkpoint folder (or archive of one).")],
+    key: Annotated[Path, opt("Your submitter key (mt-eval keys new), registered by the organiser.", "--key")],
+    out_path: Annotated[Path | None, opt("Where to write the signature (default CHECKPOINT.sig).", "--out")] = None,
+) -> None:
+    """Sign a weights-only model for a contest that requires signatures (bundles: mt-eval submission sign).
+
+    Example: mt-eval contest sign-model my-checkpoint --key me.key
+    """
+    from mt_eval.contest.entries import sign_model
+
+    path = sign_model(checkpoint, key, out_path)
+    out.print(f"signed: {escape(str(path))}; submit with --kind model --signature {escape(str(path))}",
+              highlight=False)

@@ -152,6 +152,24 @@ def _verify_signature(gov: Governance, sha256: str, signature: Path) -> Submitte
     return found
 
 
+def sign_model(checkpoint: Path, key: Path, out: Path | None = None, signer: str | None = None) -> Path:
+    """A submission signature over a weights-only model's sha256 (``submission sign`` does it for bundles; the
+    same file format, context line and key), written to ``out`` (default ``CHECKPOINT.sig``); its path."""
+    from dataclasses import asdict
+
+    from mt_eval.runcard.signing import key_signer, make_signature, read_private_key
+    from mt_eval.sovereign.submitters import SIGNATURE_KIND, default_signature
+
+    model, problems = check_model_bundle(checkpoint)
+    if problems or model is None:
+        raise problems[0]
+    signature = make_signature(read_private_key(key), submission_message(model.sha256), signer or key_signer(key))
+    path = out or default_signature(checkpoint)
+    body = {"kind": SIGNATURE_KIND, "version": 1, "bundle_sha256": model.sha256, "signature": asdict(signature)}
+    write_atomic(path, (json.dumps(body, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+    return path
+
+
 def submit_entry(root: Path, artefact: Path, *, entrant: str, kind: Literal["bundle", "model"],
                  signature: Path | None = None) -> int:
     """Check ``artefact`` (a folder or an archive), copy it into the contest as entry ``n`` and record
