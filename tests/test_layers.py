@@ -46,11 +46,10 @@ LAYERS: list[list[str]] = [
     ["__main__", "mt_eval"],
 ]
 
-# Imports that still run up a layer, each a package cycle not yet broken (issue 23 item 4). Shrink it; never grow
+# Imports that still run up a layer, each a package cycle not yet broken (issue 23 item 4). Empty since the last
+# one (store -> review: the store is handed the review gate, ``store.query.ReviewGate``) was broken; never grow
 # it: a new entry is a new cycle.
-KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("store", "review"): "store.query/pages/sovereign apply review.gate, whose rules read store.models",
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
 
 def _module_name(path: Path) -> str:
@@ -177,6 +176,9 @@ PROBES = {  # module, source, what must be said
                     "api is not below engine"),
     "same layer": ("mt_eval.qa.probe", "from mt_eval.comparison import engine\n", "comparison is not below qa"),
     "fastapi": ("mt_eval.store.probe", "import fastapi\n", "web routes belong in mt_eval.web"),
+    # the store -> review cycle's old shape (a lazy import of the gate): the store is handed the gate now
+    "store reads review": ("mt_eval.store.probe", "def f():\n    from mt_eval.review.gate import accepted_in\n",
+                           "review is not below store"),
 }
 
 

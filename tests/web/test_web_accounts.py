@@ -32,10 +32,10 @@ from web_helpers import XSS
 
 from mt_eval.accounts.invitations import invite
 from mt_eval.review.campaign import assign, create_campaign
+from mt_eval.review.lens import LENS_HIGH, LENS_LOW
 from mt_eval.review.online import online_batch, record_rating
 from mt_eval.store import open_store
 from mt_eval.store.models import Card, Invitation, ReviewItem, StoreSetting
-from mt_eval.store.pages import LENS_HIGH, LENS_LOW
 from mt_eval.store.review_pages import SECRET_REVIEW_SETTING
 from mt_eval.web.app import create_app
 from mt_eval.web.auth import COOKIE

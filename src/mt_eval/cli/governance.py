@@ -254,6 +254,7 @@ def publish(
 
     Example: mt-eval governance publish public_card.json --db board.db
     """
+    from mt_eval.review.gate import accepted_in
     from mt_eval.sovereign.governance import Governance
     from mt_eval.store import open_store
     from mt_eval.store.sovereign import publish_sovereign, read_sovereign
@@ -263,7 +264,7 @@ def publish(
     for item in pending:
         gov.check_not_revoked(str(item.block.get("bundle_sha256")), str(item.card["method"].get("name")))
     with open_store(db) as store:
-        results = publish_sovereign(store, pending)
+        results = publish_sovereign(store, pending, gate=accepted_in)
     for r, item in zip(results, pending, strict=True):
         if r.status == "inserted":
             gov.record({"kind": "publish", "who": who, "run_card_hash": r.run_card_hash,
@@ -304,11 +305,12 @@ def promote(
     """
     from contextlib import nullcontext
 
+    from mt_eval.review.gate import accepted_in
     from mt_eval.store import open_store
     from mt_eval.store.sovereign import promote_reviewed
 
     with open_store(db) as store, (open_store(review_db, must_exist=True) if review_db else nullcontext()) as private:
-        promoted = promote_reviewed(store, private)
+        promoted = promote_reviewed(store, private, gate=accepted_in)
     out.print(f"{len(promoted)} sovereign card(s) now community-validated"
               + "".join(f"\n  {h}" for h in promoted), highlight=False)
 

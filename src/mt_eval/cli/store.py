@@ -98,13 +98,14 @@ def leaderboard(
     Example: mt-eval leaderboard --dataset ntrex128-eng-spa-demo
     """
     from mt_eval.render.leaderboard import render
+    from mt_eval.review.gate import accepted_in
     from mt_eval.store import open_store
     from mt_eval.store.board import as_json as boards_json
     from mt_eval.store.board import leaderboard as board
 
     with open_store(db, must_exist=True) as store:
         boards = board(store, _filters(dataset, method_class, tier, verification, include_superseded, clean_only),
-                       sort=sort, limit=limit)
+                       sort=sort, limit=limit, gate=accepted_in)
     if as_json:
         typer.echo(boards_json(boards))
     else:
@@ -128,6 +129,7 @@ def export(
 
     Example: mt-eval export --format jsonl -o board.jsonl --sign-key store.key
     """
+    from mt_eval.review.gate import accepted_in
     from mt_eval.runcard.signing import key_signer, read_private_key
     from mt_eval.store import open_store
     from mt_eval.store.board import export_text, write_export
@@ -139,7 +141,7 @@ def export(
     key = read_private_key(sign_key) if sign_key is not None else None  # a bad key fails before the query
     with open_store(db, must_exist=True) as store:
         text = export_text(store, _filters(dataset, method_class, tier, verification, include_superseded), fmt=fmt,
-                           entries=entries)
+                           entries=entries, gate=accepted_in)
     if output is None:
         typer.echo(text, nl=False)
         return

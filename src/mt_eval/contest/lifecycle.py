@@ -137,6 +137,7 @@ def export_contest(root: Path, out: Path, fmt: str = "json", *, organiser: bool 
 def publish_contest(root: Path, store_url: str, key: Path, identity: CustodianIdentity) -> list[Any]:
     """Publish the closed contest's executed entries' public cards (signed by ``key``) to ``store_url``; the
     store's results (``store.publish.PublishResult``), and ``contest.publish`` recorded."""
+    from mt_eval.review.gate import accepted_in
     from mt_eval.sovereign.public_card import public_card, write_public_card
     from mt_eval.store import open_store
     from mt_eval.store.sovereign import publish_sovereign
@@ -161,7 +162,7 @@ def publish_contest(root: Path, store_url: str, key: Path, identity: CustodianId
     if not paths:
         raise UserError(f"contest {state.manifest.id!r} has no executed entry to publish")
     with open_store(store_url) as store:
-        results = publish_sovereign(store, paths)
+        results = publish_sovereign(store, paths, gate=accepted_in)
     governance(root).record({"kind": "contest.publish", "contest": state.manifest.id, "store": _redacted(store_url),
                              "cards": [r.run_card_hash for r in results]})
     return results

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from sqlalchemy import select
@@ -110,6 +111,13 @@ def verdicts_in(session: Session, run_card_hashes: Sequence[str]) -> dict[str, R
                 per_entry[r.card_hash][r.entry_id].append(r.value)
                 people[r.card_hash].add(r.reviewer)
     return {h: judge(h, [float(np.mean(v)) for v in per_entry[h].values()], len(people[h])) for h in wanted}
+
+
+def card_review(session: Session, run_card_hash: str) -> dict[str, Any] | None:
+    """A card's verdict as its page shows it (``store.pages.load_card``'s ``review``), or None when no review
+    covered it (no reviewer counted and no entry rated)."""
+    verdict = verdicts_in(session, [run_card_hash])[run_card_hash]
+    return asdict(verdict) if verdict.reviewers or verdict.entries else None
 
 
 def review_verdict(store: Store, run_card_hash: str) -> ReviewVerdict:

@@ -35,7 +35,7 @@ from mt_eval.runcard.signing import (
     write_atomic,
 )
 from mt_eval.store.db import Store
-from mt_eval.store.query import FIXED_SORTS, BoardRow, Filters, entry_rows, sort_key, top_rows
+from mt_eval.store.query import FIXED_SORTS, BoardRow, Filters, ReviewGate, entry_rows, sort_key, top_rows
 from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
 
 if TYPE_CHECKING:
@@ -48,14 +48,15 @@ RANK = "rank"
 
 
 def leaderboard(store: Store, filters: Filters | None = None, *, sort: str = RANK,
-                limit: int | None = DEFAULT_LIMIT, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
+                limit: int | None = DEFAULT_LIMIT, n_resamples: int = N_RESAMPLES,
+                gate: ReviewGate | None = None) -> list[RankedBoard]:
     """The boards for ``filters``: each dataset's top ``limit`` cards by its ranking key, ranked; then
-    shown by ``sort``."""
+    shown by ``sort``. ``gate``: which gated cards review accepted (``review.gate.accepted_in``; None: none)."""
     if limit is not None and limit < 1:
         raise UserError("--limit must be at least 1")
     with store.session() as session:
         higher = True if sort == RANK else sort_key(session, sort)[2]  # an unknown key: refused before ranking
-        rows, keys = top_rows(session, filters or Filters(), limit=limit)
+        rows, keys = top_rows(session, filters or Filters(), limit=limit, gate=gate)
         boards = rank(session, rows, n_resamples=n_resamples, keys=keys)
     resort(boards, sort, higher)
     return boards
@@ -102,11 +103,11 @@ def flat(row: BoardRow) -> dict[str, Any]:
 
 
 def export_text(store: Store, filters: Filters | None = None, *, fmt: str = "csv", entries: bool = False,
-                n_resamples: int = N_RESAMPLES) -> str:
+                n_resamples: int = N_RESAMPLES, gate: ReviewGate | None = None) -> str:
     """The leaderboard rows (every card matching ``filters``), or their per-entry rows, as CSV or JSON lines."""
     if fmt not in FORMATS:
         raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    boards = leaderboard(store, filters, limit=None, n_resamples=n_resamples)
+    boards = leaderboard(store, filters, limit=None, n_resamples=n_resamples, gate=gate)
     rows = board_rows(boards)
     if entries:
         with store.session() as session:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -21,7 +21,6 @@ from sqlalchemy.orm import Session
 from mt_eval.corpus.models import is_secret
 from mt_eval.errors import UserError
 from mt_eval.metrics.critical import critical_view
-from mt_eval.review.gate import verdicts_in
 from mt_eval.runcard.io import as_dict
 from mt_eval.scoring.composite import effective_tier, tier_label
 from mt_eval.store.board import DEFAULT_LIMIT, RANK, resort
@@ -29,7 +28,7 @@ from mt_eval.store.dataset_power import dataset_power
 from mt_eval.store.db import Store
 from mt_eval.store.keys import KeyInfo, lookup
 from mt_eval.store.models import Card, CardSignature, Dataset
-from mt_eval.store.query import BoardRow, Filters, sort_key, top_rows, utc
+from mt_eval.store.query import BoardRow, Filters, ReviewGate, sort_key, top_rows, utc
 from mt_eval.store.ranking import N_RESAMPLES, RankedBoard, rank
 from mt_eval.store.ranking import as_card as card_dict
 from mt_eval.store.ranking import load_cards as load_with_statistics
@@ -53,9 +52,11 @@ class BoardQuery:
     sort: str = RANK
 
 
-def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLES) -> list[RankedBoard]:
+def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLES,
+               gate: ReviewGate | None = None) -> list[RankedBoard]:
     """``store.board.leaderboard`` with the model and coverage filters applied before ranking, so the
-    clusters are those of the cards shown (as ``--method-class`` does on the command line)."""
+    clusters are those of the cards shown (as ``--method-class`` does on the command line). ``gate``: which
+    gated cards review accepted (``review.gate.accepted_in``; None: none)."""
     if query.limit < 1:
         raise UserError("limit must be at least 1")
     with store.session() as session:
@@ -63,7 +64,7 @@ def board_page(store: Store, query: BoardQuery, *, n_resamples: int = N_RESAMPLE
         narrowed = query.model is not None or query.complete_only
         # the store's Filters know neither model nor coverage: those narrow the rows here, so then every
         # matching row is read (the top ``limit`` of each dataset's remaining rows is ranked)
-        rows, keys = top_rows(session, query.filters, limit=None if narrowed else query.limit)
+        rows, keys = top_rows(session, query.filters, limit=None if narrowed else query.limit, gate=gate)
         if query.model:
             rows = [r for r in rows if r.model == query.model]
         if query.complete_only:
@@ -154,6 +155,13 @@ def pareto(rows: Iterable[BoardRow], axis: str) -> list[ParetoPoint]:
     return out
 
 
+class CardReview(Protocol):
+    """Community review's verdict on one card as its page shows it (``review.gate.card_review``), read in the
+    caller's open session; None when no review covered it."""
+
+    def __call__(self, session: Session, run_card_hash: str, /) -> dict[str, Any] | None: ...
+
+
 @dataclass(frozen=True)
 class StoredCard:
     """A published card and what the store records beside it."""
@@ -167,10 +175,11 @@ class StoredCard:
     """Community review's verdict on this card (``review.gate``), or None when no review covered it."""
 
 
-def load_card(store: Store, run_card_hash: str, card: dict[str, Any] | None = None) -> StoredCard | None:
+def load_card(store: Store, run_card_hash: str, card: dict[str, Any] | None = None, *,
+              review: CardReview | None = None) -> StoredCard | None:
     """A published card by its full hash (the caller checks the spelling), or None. ``card``: the
     card's JSON where the caller already holds it (it never changes under its hash), so only what the
-    store records beside it is read."""
+    store records beside it is read. ``review``: its verdict's source (None: the card shows no review)."""
     columns = [Card.id, Card.verification_tier, Card.submitter, Card.published_at]
     stmt = select(*columns, Card.card) if card is None else select(*columns)
     with store.session() as session:
@@ -181,13 +190,13 @@ def load_card(store: Store, run_card_hash: str, card: dict[str, Any] | None = No
         card_id, tier, submitter, when = record[:4]
         signed = session.scalars(select(CardSignature).where(CardSignature.card_id == card_id)
                                  .order_by(CardSignature.key_id)).all()  # fmt: skip
-        verdict = verdicts_in(session, [run_card_hash])[run_card_hash]
+        verdict = review(session, run_card_hash) if review is not None else None
         registry = lookup(session, [s.key_id for s in signed])  # read anew: a key may be revoked since
         return StoredCard(card if card is not None else card_dict(record[4]), tier, submitter, utc(when).isoformat(), [
             {"key_id": s.key_id, "signer": s.signer, "public_key": s.public_key, "signature": s.signature,
              "signed_at": s.signed_at.isoformat() if s.signed_at else None,
              **registry_status(registry.get(s.key_id), s.public_key)} for s in signed],
-            asdict(verdict) if verdict.reviewers or verdict.entries else None)  # fmt: skip
+            verdict)  # fmt: skip
 
 
 def registry_status(key: KeyInfo | None, public_key: str) -> dict[str, Any]:
@@ -352,49 +361,3 @@ def disagreements(cards: Sequence[Mapping[str, Any]], n: int = DISAGREEMENTS) ->
 
 
 # The disagreement lens on the compare page: metrics against people.
-
-LENS_HIGH = 50.0  # per-entry chrF++ at or above which the metrics call an output good…
-LENS_LOW = 35.0  # …and below which they call it poor
-LENS_ROWS = 20
-
-
-def human_lens(store: Store, cards: Mapping[str, Mapping[str, Any]], n: int = LENS_ROWS) -> dict[str, Any]:
-    """Where the automated score and people disagree, for the cards ``cards`` (hash → card): public entries
-    whose per-entry chrF++ is high (≥ ``LENS_HIGH``) but whose median human rating is reject, and the
-    reverse (chrF++ < ``LENS_LOW``, median acceptable or better). Ratings come from every campaign that
-    rated these cards, from the reviewers who pass its quality control (``review.ratings.included``)."""
-    from statistics import median
-
-    from mt_eval.review.campaign import OUTPUT
-    from mt_eval.review.ratings import included, load_ratings
-    from mt_eval.store.models import ReviewItem
-
-    wanted = set(cards)
-    values: dict[tuple[str, int], list[int]] = {}
-    with store.session() as session:
-        campaigns = session.scalars(select(ReviewItem.campaign_id).distinct().join(Card, Card.id == ReviewItem.card_id)
-                                    .where(Card.run_card_hash.in_(list(wanted)))).all()
-        for campaign_id in campaigns:
-            for r in included(load_ratings(session, campaign_id)):
-                if r.kind == OUTPUT and r.card_hash in wanted:
-                    values.setdefault((r.card_hash, r.entry_id), []).append(r.value)
-    by_entry = {run: {r.get("entry_id"): r for r in card.get("results") or [] if isinstance(r, Mapping)}
-                for run, card in cards.items()}
-    rows: list[dict[str, Any]] = []
-    for (run, entry_id), rated in values.items():
-        result = by_entry[run].get(entry_id)
-        chrf = result.get("entry_chrf") if result else None
-        if result is None or is_secret(result) or not isinstance(chrf, int | float):
-            continue
-        human = float(median(rated))
-        kind = "metric high, human reject" if chrf >= LENS_HIGH and human <= 0 else (
-            "metric low, human acceptable" if chrf < LENS_LOW and human >= 2 else None)
-        if kind:
-            rows.append({"kind": kind, "run": run, "system": str((cards[run].get("method") or {}).get("name", "")),
-                         "entry_id": entry_id, "entry_chrf": float(chrf), "human_median": human,
-                         "ratings": len(rated), "source": result.get("source"),
-                         "reference": result.get("reference"), "predicted": result.get("predicted")})
-    rows.sort(key=lambda r: (-abs(float(r["entry_chrf"]) / 100 - float(r["human_median"]) / 3),
-                             int(r["entry_id"]), str(r["run"])))  # the widest gap first
-    rated_entries = len(values)
-    return {"thresholds": {"high": LENS_HIGH, "low": LENS_LOW}, "rated": rated_entries, "rows": rows[:n]}

@@ -7,6 +7,11 @@ declared here, never text pasted into SQL. An unknown sort key is a ``UserError`
 A card that ``rescore`` replaced (it is the ``old_card_id`` of a ``card_links`` row) is superseded:
 it stays in the store, but the board lists only the newest card of each lineage unless asked for
 every card (``Filters.include_superseded``), so a run never appears twice under two scorings.
+
+Which deployable/fluent cards community review accepted is the caller's to say (``gate``: in practice
+``review.gate.accepted_in``): the gate's rules (quality control, conduct, standing) live in ``review``, above the
+store, which only applies the answer. Without a gate no card counts as reviewed, so a gated tier shows capped
+(``functional``), never higher than review allowed.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import ColumnElement, Select, and_, exists, or_, select
 from sqlalchemy.orm import Session
@@ -36,6 +41,13 @@ ROW_COLUMNS = (Card.run_card_hash, Card.run_id, Card.dataset_sha256, Card.entry_
                Card.condition, Card.composite, Card.composite_ci_lower, Card.composite_ci_upper, Card.cost_adjusted,
                Card.quality_tier, Card.verification_tier, Card.submitter, Card.published_at, Card.cost_per_entry,
                Card.avg_latency)  # fmt: skip
+
+
+class ReviewGate(Protocol):
+    """The §7.2 review gate as the store uses it: which of these cards community review accepted, read in the
+    caller's open session (``review.gate.accepted_in``)."""
+
+    def __call__(self, session: Session, run_card_hashes: Sequence[str], /) -> set[str]: ...
 
 
 @dataclass(frozen=True)
@@ -159,9 +171,11 @@ def sort_key(session: Session, sort: str) -> tuple[ColumnElement[Any] | None, An
 
 
 def query_rows(session: Session, filters: Filters | None = None, *, sort: str = "composite",
-               limit: int | None = None, dataset_pk: int | None = None, key: RankKey | None = None) -> list[BoardRow]:
+               limit: int | None = None, dataset_pk: int | None = None, key: RankKey | None = None,
+               gate: ReviewGate | None = None) -> list[BoardRow]:
     """The cards matching ``filters``, best first by ``sort`` (nulls last, then by hash: never by time).
-    ``dataset_pk``: only that dataset row's cards; ``key``: best first by a ranking key instead of ``sort``.
+    ``dataset_pk``: only that dataset row's cards; ``key``: best first by a ranking key instead of ``sort``;
+    ``gate``: which gated cards review accepted (the module doc).
 
     Plain column queries, not ORM objects: two statements (the rows, then their metrics by card id),
     and the card JSON is never read, so a top-50 query costs the same with 100 or 100,000 cards."""
@@ -189,7 +203,7 @@ def query_rows(session: Session, filters: Filters | None = None, *, sort: str = 
                    .order_by(CardMetric.card_id, CardMetric.metric))  # fmt: skip
         for card_id, metric, value, lo, hi in session.execute(metrics):
             scores[card_id][metric] = {"value": value, "ci_lower": lo, "ci_upper": hi}
-    rows = apply_review_gate(session, [_row(r, scores[r["id"]]) for r in records], filters.tier)
+    rows = apply_review_gate(session, [_row(r, scores[r["id"]]) for r in records], filters.tier, gate)
     return rows[:limit] if limit is not None else rows
 
 
@@ -213,7 +227,7 @@ def by_metric(session: Session, base: Select[*tuple[Any, ...]], conditions: Sequ
 
 
 def top_rows(session: Session, filters: Filters | None = None, *, limit: int | None = None,
-             ) -> tuple[list[BoardRow], dict[str, RankKey]]:
+             gate: ReviewGate | None = None) -> tuple[list[BoardRow], dict[str, RankKey]]:
     """Each matching dataset's top ``limit`` cards by its own ranking key (``store.rank_key``: a registered
     dataset's primary metric, else the composite), dataset after dataset (by id, then hash); and the keys by
     sha256. One query per dataset, each read in its key's order and stopped at ``limit`` (the datasets table
@@ -226,17 +240,16 @@ def top_rows(session: Session, filters: Filters | None = None, *, limit: int | N
     keys = keys_for(session, {sha for _, sha in datasets})
     rows: list[BoardRow] = []
     for pk, sha in datasets:
-        rows += query_rows(session, filters, limit=limit, dataset_pk=pk, key=keys[sha])
+        rows += query_rows(session, filters, limit=limit, dataset_pk=pk, key=keys[sha], gate=gate)
     return rows, keys
 
 
-def apply_review_gate(session: Session, rows: list[BoardRow], tier: str | None = None) -> list[BoardRow]:
-    """Mark the deployable/fluent rows that community review accepted (``review.gate``), and keep only
+def apply_review_gate(session: Session, rows: list[BoardRow], tier: str | None = None,
+                      gate: ReviewGate | None = None) -> list[BoardRow]:
+    """Mark the deployable/fluent rows that community review accepted (``gate``; None: none), and keep only
     the rows whose tier that counts is ``tier`` when one is asked for."""
-    from mt_eval.review.gate import accepted_in  # review reads the store; imported here, not at load
-
     gated = [r.run_card_hash for r in rows if r.quality_tier in REVIEW_GATED]
-    accepted = accepted_in(session, gated) if gated else set()
+    accepted = gate(session, gated) if gated and gate is not None else set()
     for r in rows:
         r.reviewed = r.run_card_hash in accepted
     return [r for r in rows if effective_tier(r.quality_tier, r.reviewed) == tier] if tier else rows

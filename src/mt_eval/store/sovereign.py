@@ -36,6 +36,7 @@ from mt_eval.store.db import Store, StoreError
 from mt_eval.store.keys import lookup
 from mt_eval.store.models import Card, SovereignRank, SovereignRanking
 from mt_eval.store.publish import CardRefused, PublishResult, add_signatures, insert_card
+from mt_eval.store.query import ReviewGate
 
 if TYPE_CHECKING:
     from mt_eval.sovereign.ranking import RankedCard, SignedRanking
@@ -117,9 +118,10 @@ def _registered_owner(session: Any, valid: Sequence[str], organisation: str, pat
     return organisation
 
 
-def publish_sovereign(store: Store, cards: Sequence[str | Path | PendingSovereign]) -> list[PublishResult]:
-    """Check every card, then insert the new ones in one transaction (all or nothing), and promote the
-    sovereign cards review has accepted meanwhile."""
+def publish_sovereign(store: Store, cards: Sequence[str | Path | PendingSovereign], *,
+                      gate: ReviewGate | None = None) -> list[PublishResult]:
+    """Check every card, then insert the new ones in one transaction (all or nothing), and, given the review
+    ``gate`` (``review.gate.accepted_in``), promote the sovereign cards review has accepted meanwhile."""
     pending = [c if isinstance(c, PendingSovereign) else read_sovereign(c) for c in cards]
     results: list[PublishResult] = []
     now = datetime.now(UTC)
@@ -138,7 +140,8 @@ def publish_sovereign(store: Store, cards: Sequence[str | Path | PendingSovereig
                 results.append(PublishResult(item.path, digest, "inserted", (owner,)))
     except IntegrityError:
         raise StoreError("a card was published concurrently by someone else; nothing written, run again") from None
-    promote_reviewed(store)
+    if gate is not None:
+        promote_reviewed(store, gate=gate)
     return results
 
 
@@ -147,23 +150,23 @@ def _full_hash(card: Mapping[str, Any]) -> str:
     return str(block.get("full_run_card_hash") or "") if isinstance(block, Mapping) else ""
 
 
-def promote_reviewed(store: Store, review_store: Store | None = None) -> list[str]:
+def promote_reviewed(store: Store, review_store: Store | None = None, *, gate: ReviewGate) -> list[str]:
     """Sovereign cards that the §7.2 review gate accepts become ``community-validated``; returns their hashes.
 
     Reviewers must read outputs beside sources and references, so a sovereign card is reviewed where
     its texts are: the governance organisation publishes the *full* card in its own private store
     (``review_store``) and runs the ordinary review campaign there. The gate's verdict on the full card
-    (``sovereign.full_run_card_hash``, under the public card's seal) then counts for the public card."""
-    from mt_eval.review.gate import accepted_in  # review reads the store; imported here, not at load
+    (``sovereign.full_run_card_hash``, under the public card's seal) then counts for the public card. ``gate``:
+    the §7.2 gate (``review.gate.accepted_in``; its rules live in ``review``, above the store)."""
 
     with store.session() as session:
         rows = session.scalars(select(Card).where(Card.verification_tier == SOVEREIGN)).all()
         full = {r.run_card_hash: _full_hash(r.card) for r in rows}
         if review_store is None:
-            accepted = accepted_in(session, [h for h in full.values() if h]) if rows else set()
+            accepted = gate(session, [h for h in full.values() if h]) if rows else set()
         else:
             with review_store.session() as private:
-                accepted = accepted_in(private, [h for h in full.values() if h]) if rows else set()
+                accepted = gate(private, [h for h in full.values() if h]) if rows else set()
         promoted = sorted(h for h, f in full.items() if f in accepted)
         for row in rows:
             if row.run_card_hash in promoted:

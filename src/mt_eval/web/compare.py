@@ -4,7 +4,7 @@ The numbers are ``mt_eval.comparison.compare`` on the statistics stored with eac
 runs), so they equal ``mt-eval compare`` on the same cards; the entries where the runs disagree most
 are taken from the public segments only.
 
-The disagreement lens (``store.pages.human_lens``) sets the runs' per-entry chrF++ against the median
+The disagreement lens (``review.lens.human_lens``) sets the runs' per-entry chrF++ against the median
 human rating from review campaigns: outputs the metrics like and people reject, and the reverse. It is
 read afresh on every request (ratings keep arriving), unlike the comparison, which a card's hash pins.
 """
@@ -19,7 +19,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from mt_eval.errors import UserError
-from mt_eval.store.pages import MAX_COMPARED, compare_runs, human_lens, load_card
+from mt_eval.review.lens import human_lens
+from mt_eval.store.pages import MAX_COMPARED, compare_runs, load_card
 from mt_eval.web.common import HASH_PATTERN, memo, not_found, page, resamples_of, store_of
 
 router = APIRouter()

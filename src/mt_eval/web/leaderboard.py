@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
+from mt_eval.review.gate import accepted_in
 from mt_eval.scoring.profiles import TIERS
 from mt_eval.store.board import DEFAULT_LIMIT, RANK, as_json
 from mt_eval.store.pages import BoardQuery, board_page, facets, pareto, store_stamp
@@ -71,7 +72,7 @@ def _boards(request: Request, query: BoardQuery) -> list[RankedBoard]:
     shown, must be part of the stamp too.)"""
     store, n_resamples = store_of(request), resamples_of(request)
     return memo(request, "boards").get((query, n_resamples, store_stamp(store)),
-                                       lambda: board_page(store, query, n_resamples=n_resamples))
+                                       lambda: board_page(store, query, n_resamples=n_resamples, gate=accepted_in))
 
 
 def pareto_data(boards: list[RankedBoard]) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from mt_eval.render.card_data import summary
+from mt_eval.review.gate import card_review
 from mt_eval.store.pages import EntryFilter, StoredCard, load_card, public_entries, run_view
 from mt_eval.web.common import RunHash, blank, memo, not_found, page, store_of
 
@@ -50,7 +51,7 @@ def _stored(request: Request, run_card_hash: str) -> StoredCard:
             raise not_found(f"run {run_card_hash[:12]}")
         return stored.card
 
-    stored = load_card(store_of(request), run_card_hash, cards.get(run_card_hash, read))
+    stored = load_card(store_of(request), run_card_hash, cards.get(run_card_hash, read), review=card_review)
     if stored is None:
         raise not_found(f"run {run_card_hash[:12]}")
     return stored
