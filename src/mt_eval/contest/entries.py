@@ -19,9 +19,12 @@ and the log says the harness signed (``signed_by``). Refused: a submission after
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
@@ -48,6 +51,7 @@ from mt_eval.sovereign.submitters import (
 
 ARTEFACT, SIGNATURE, SUBMISSION = "artefact", "artefact.sig", "submission.json"
 ENTRANT_KEYS = "entrant-keys"
+SUBMIT_LOCK = ".contest-submit.lock"
 KINDS = ("bundle", "model")
 HARNESS = "contest-harness"
 
@@ -170,11 +174,28 @@ def sign_model(checkpoint: Path, key: Path, out: Path | None = None, signer: str
     return path
 
 
+@contextmanager
+def _submitting(root: Path) -> Iterator[None]:
+    """One submission at a time per contest, from reading the log to recording the entry: the budget and the
+    same-artefact checks read the log, and submissions that all read it before any recorded would all pass
+    (the web form and the CLI at once: 3 of 4 concurrent submissions passed a budget of 1 without this lock)."""
+    with open(root / GOVERNANCE / SUBMIT_LOCK, "ab") as fh:  # beside the log's own lock, not among the entries
+        fcntl.flock(fh, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
 def submit_entry(root: Path, artefact: Path, *, entrant: str, kind: Literal["bundle", "model"],
                  signature: Path | None = None) -> int:
     """Check ``artefact`` (a folder or an archive), copy it into the contest as entry ``n`` and record
     ``contest.submit``; returns ``n``. Every refusal is one line and leaves no entry folder behind."""
     root = Path(root)
+    contest_state(root)  # a contest (refused in one line otherwise) before its folder is written to
+    with _submitting(root):
+        return _submit(root, artefact, entrant=entrant, kind=kind, signature=signature)
+
+
+def _submit(root: Path, artefact: Path, *, entrant: str, kind: Literal["bundle", "model"],
+            signature: Path | None) -> int:
     state = contest_state(root)
     require_open(state, "submission")
     manifest, gov = state.manifest, governance(root)
@@ -256,8 +277,11 @@ def approve_entry(root: Path, number: int, *, custodian: str | None = None, shar
     entry = state.entry(number)
     if entry.state != QUALIFIED:
         raise UserError(f"entry {number} is {entry.state}: only a qualified entry is approved", entry=number)
+    own = f"custodian {{}} entered entry {number}: nobody approves their own entry (another custodian does)"
     if share is not None:
         name = str(read_share(share).custodian)
+        if name == entry.entrant:
+            raise UserError(own.format(name), entry=number)
         if name in entry.approvals:  # checked before custody logs its own approval
             raise UserError(f"custodian {name} already approved entry {number}", entry=number)
         approve(root / GOVERNANCE, root / VAULT, share, entry.sha256, SECRET_SEGMENT, custodian)
@@ -268,6 +292,8 @@ def approve_entry(root: Path, number: int, *, custodian: str | None = None, shar
         raise UserError("name the custodian who approves (--custodian NAME)", field="--custodian")
     else:
         name = custodian.strip()
+    if name == entry.entrant:
+        raise UserError(own.format(name), entry=number)
     if name in entry.approvals:
         raise UserError(f"custodian {name} already approved entry {number}", entry=number)
     return governance(root).record({"kind": "contest.approve", "contest": state.manifest.id, "entry": number,

@@ -46,6 +46,7 @@ ALLOWED_FILES = frozenset({
 WEIGHTS_SUFFIX = ".safetensors"
 MODEL_TYPES = frozenset({"m2m_100", "marian", "mbart", "bart", "t5", "mt5"})  # AutoModelForSeq2SeqLM classes
 REMOTE_CODE_KEYS = frozenset({"auto_map", "trust_remote_code", "custom_generate", "custom_pipelines"})
+FILE_ARGUMENT_SUFFIXES, FILE_ARGUMENT_KEYS = ("_file", "_files", "_spm"), frozenset({"vocab", "merges", "spm"})
 MAX_FILES = 32  # a checkpoint is a handful of files; NLLB's has 7
 MAX_BYTES = 4 << 30  # NLLB-200-distilled-600M is 2.5 GB in safetensors
 MAX_SIDE_BYTES = 64 << 20  # tokenizer.json of NLLB is 17 MB
@@ -126,6 +127,13 @@ def _keys(value: Any) -> Iterator[str]:
             yield from _keys(v)
 
 
+def _is_file_argument(key: str) -> bool:
+    """Whether a tokenizer_config.json key is one of a tokenizer's file arguments (``vocab_file``,
+    ``tokenizer_file``, ``merges_file``, Marian's ``source_spm``/``vocab``…): transformers passes the key's value
+    over the file it found in the folder, so it would read a file the bundle's sha256 never covered."""
+    return key.endswith(FILE_ARGUMENT_SUFFIXES) or key in FILE_ARGUMENT_KEYS
+
+
 def _json_problems(name: str, data: bytes) -> tuple[Any, list[UserError]]:
     try:
         value = json.loads(data)
@@ -135,6 +143,11 @@ def _json_problems(name: str, data: bytes) -> tuple[Any, list[UserError]]:
     if bad is not None:
         return value, [UserError(f"key {bad!r} asks to run code shipped with the model; refused (a weights-only "
                                  "bundle runs no submitted code)", file=name)]
+    if name == "tokenizer_config.json" and isinstance(value, dict):
+        named = next((k for k in value if _is_file_argument(str(k))), None)
+        if named is not None:  # transformers opens it instead of the folder's own file: an unhashed tokenizer
+            return value, [UserError(f"key {named!r} names a tokenizer file; refused (a model bundle's tokenizer is "
+                                     "its folder's own files; save_pretrained writes no such key)", file=name)]
     if name in ("config.json", "generation_config.json") and isinstance(value, dict):
         for key, most in DECODING_LIMITS.items():
             given = value.get(key)

@@ -161,7 +161,9 @@ def contest_state(root: Path) -> ContestState:
         if not str(kind).startswith("contest.") or kind in ("contest.create", "contest.publish"):
             continue
         where = f"event {ev.get('seq')} ({kind}" + (f", entry {n})" if n is not None else ")")
-        if closed_at is not None:
+        if ev.get("contest", manifest.id) != manifest.id:  # an event copied from another contest's log
+            problems.append(f"{where}: names contest {str(ev.get('contest'))[:64]!r}, not this one; ignored")
+        elif closed_at is not None:
             problems.append(f"{where}: after close; ignored (a closed contest is frozen)")
         elif kind == "contest.submit" and n is not None and n not in entries:
             entries[n] = EntryState(n, str(ev.get("entrant")), str(ev.get("entry_kind")), str(ev.get("sha256")),
@@ -172,7 +174,10 @@ def contest_state(root: Path) -> ContestState:
             else:
                 problems.append(f"entry {n}: {kind} while {entries[n].state} (event {ev.get('seq')}); ignored")
         elif kind == "contest.rank":
-            ranking = _ranking(ev)
+            try:
+                ranking = _ranking(ev)
+            except (KeyError, TypeError, ValueError):  # a forged or damaged event: listed, never a crash
+                problems.append(f"{where}: its ranks are not entry, rank and cluster numbers; ignored")
         elif kind == "contest.close":
             closed_at = str(ev.get("when"))
         else:
