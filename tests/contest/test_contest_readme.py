@@ -7,6 +7,9 @@ sacrebleu's ``CHRF(word_order=2)`` on the outputs and references of its full car
 custodian key the block made); alice (the Apertium bundle) is ranked 1 and bob (the glossary word list) is not
 qualified; the public ``contest show`` run before close printed no secret-split value; the contest's audit log
 is an intact hash chain (recomputed here line by line); the dev scores the README quotes are the ones printed.
+Then "### Run a contest on the web": its ``accounts add`` line run as written (the password on stdin), its
+``serve`` flags given to the app ``serve`` builds (in-process: a test binds no fixed port), and the pages the
+paragraph after it names fetched as a visitor and as alice.
 """
 
 from __future__ import annotations
@@ -22,20 +25,23 @@ from pathlib import Path
 
 import pytest
 from sacrebleu.metrics import CHRF
+from starlette.testclient import TestClient
 
 from mt_eval.sovereign.public_card import load_full_card
+from mt_eval.web.app import create_app
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 ROOT = Path("contests") / "eng-spa"
+PASSWORD = "correct horse battery staple"
 
 
-def readme_block() -> str:
+def readme_block(heading: str = "### Contests") -> str:
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Contests"):]
-    section = section[:section.index("\n## ")]  # the contest sections only
+    section = text[text.index(heading):]
+    section = section[:section.index("\n## ")]  # up to the next top-level section
     match = re.search(r"```bash\n(.*?)```", section, re.S)
-    assert match, "the contests section has a ```bash walk-through"
+    assert match, f"{heading} has a ```bash block"
     return match.group(1)
 
 
@@ -120,3 +126,31 @@ def test_the_readme_contest_runs_as_written(tmp_path: Path) -> None:
     assert kinds[:2] == ["consent", "contest.create"] and kinds[-2:] == ["contest.close", "contest.publish"]
     assert exported["log_head"] == hashlib.sha256(lines[kinds.index("contest.close")]).hexdigest()
     assert re.search(r"\n\s*1\s+apertium-eng-spa-bundle", command_output(trace, "mt-eval leaderboard"))
+
+    check_web_paragraph(tmp_path, env, value)
+
+
+def check_web_paragraph(tmp_path: Path, env: dict[str, str], value: float) -> None:
+    account, serve = (line.split("#")[0] for line in readme_block("### Run a contest on the web").splitlines())
+    subprocess.run(["bash", "-c", "set -euo pipefail\n" + account], cwd=tmp_path, env=env, input=PASSWORD + "\n",
+                   capture_output=True, text=True, check=True)
+    words = serve.split()
+    assert words[:2] == ["mt-eval", "serve"], serve
+    flags = dict(zip(words[2::2], words[3::2], strict=True))  # --db board.db --contests contests
+    app = create_app(str(tmp_path / flags["--db"]), contests=(tmp_path / flags["--contests"]).resolve())
+    with TestClient(app) as visitor, TestClient(app) as alice:
+        listed = visitor.get("/contests")
+        assert listed.status_code == 200 and "eng→spa 2026" in listed.text and "closed" in listed.text
+        page = visitor.get("/contests/eng-spa")
+        assert page.status_code == 200 and f"{value:.2f}" in page.text and "hidden until close" not in page.text
+        api = visitor.get("/api/contests/eng-spa").json()
+        assert [(e["entrant"], e["rank"]) for e in api["entries"]] == [("Entrant 1", 1), ("Entrant 2", None)]
+        assert visitor.get("/contests/eng-spa/entries/1", follow_redirects=False).status_code == 303
+        token = re.search(r'name="csrf" value="([0-9a-f]{64})"', alice.get("/login").text)
+        assert token, "the login form carries its CSRF token"
+        signed = alice.post("/login", data={"csrf": token.group(1), "name": "alice", "password": PASSWORD},
+                            follow_redirects=False)
+        assert signed.status_code == 303
+        own = alice.get("/contests/eng-spa/entries/1")
+        assert own.status_code == 200 and "alice" in own.text and "executed" in own.text
+        assert f"{value:.2f}" in own.text
