@@ -185,11 +185,11 @@ def test_the_seed_is_in_no_public_view_or_export(tmp_path: Path) -> None:
 def test_a_swapped_model_weight_after_qualify_is_refused(tmp_path: Path) -> None:
     """Attack: qualify a model, then swap its weights file for another of the same size in the entry folder."""
     made = make_contest(tmp_path)
-    submit_entry(made.root, tiny_model(tmp_path), entrant="mallory", kind="model")
+    submit_entry(made.root, _checkpoint(tmp_path / "model"), entrant="mallory", kind="model")
     record(made.root, "contest.qualify", entry=1, passed=True, score=30.0, reason="")
     weights = entry_dir(made.root, 1) / ARTEFACT / "model.safetensors"
     data = bytearray(weights.read_bytes())
-    data[-1] ^= 0xFF  # one weight byte: the header still parses, the size is the same
+    data[-1] ^= 0x7F  # one weight byte: the header still parses, the size is the same
     weights.write_bytes(bytes(data))
     with pytest.raises(UserError, match="entry 1's artefact is not the one submitted"):
         checked_entry(made.root, contest_state(made.root).entry(1))
@@ -197,3 +197,35 @@ def test_a_swapped_model_weight_after_qualify_is_refused(tmp_path: Path) -> None
     with pytest.raises(UserError, match="not the one submitted"):
         checked_entry(made.root, contest_state(made.root).entry(1))
     assert contest_state(made.root).entry(1).state != EXECUTED
+
+
+def test_a_config_with_more_layers_than_a_model_has_is_refused(tmp_path: Path) -> None:
+    """Attack: ``encoder_layers = 3000`` on a tiny model: each layer is built as Python objects before a weight
+    loads (the tiny checkpoint: +600 MB RSS and 30 s on the meta device alone, measured); refused by the checker."""
+    model = _checkpoint(tmp_path / "deep")
+    (model / "config.json").write_text(json.dumps({"model_type": "m2m_100", "encoder_layers": 3000}), encoding="utf-8")
+    found, problems = check_folder(model)
+    assert found is None and "encoder_layers = 3000 (at most 128 layers" in str(problems[0])
+    (model / "config.json").write_text(json.dumps({"model_type": "t5", "num_layers": 24, "num_decoder_layers": None}),
+                                       encoding="utf-8")
+    assert check_folder(model)[1] == []
+
+
+@pytest.mark.slow
+def test_a_config_that_declares_a_huge_position_table_is_refused_before_loading(tmp_path: Path) -> None:
+    """Attack (seen first: the checker passed it and loading took 33 MB to 1.4 GB RSS): the tiny checkpoint with
+    ``max_position_embeddings = 2**22``, a table transformers builds itself, outside the weights and the sandbox's
+    memory limit. Refused from the meta-device size before anything is allocated; the same checkpoint with
+    its own 128 positions loads."""
+    import resource
+
+    from mt_eval.contest.model_bundle import load_model_bundle
+
+    model = tiny_model(tmp_path)
+    assert load_model_bundle(model, "eng", "spa") is not None
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    (model / "config.json").write_text(json.dumps({**config, "max_position_embeddings": 1 << 22}), encoding="utf-8")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(UserError, match=r"describes a model of \d+ values; its weights hold \d+"):
+        load_model_bundle(model, "eng", "spa")
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 << 10  # KiB: nothing near 1 GB

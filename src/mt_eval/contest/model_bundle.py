@@ -52,6 +52,10 @@ MAX_BYTES = 4 << 30  # NLLB-200-distilled-600M is 2.5 GB in safetensors
 MAX_SIDE_BYTES = 64 << 20  # tokenizer.json of NLLB is 17 MB
 MAX_HEADER_BYTES = 16 << 20  # an NLLB-3.3B header is under 200 KB; safetensors' own cap is 100 MB
 MAX_DIM = 1 << 48
+MAX_LAYERS = 128  # NLLB-200 3.3B and mT5-XXL have 24 a side; each layer is Python objects built before any weight loads
+UNDECLARED_VALUES = 4 << 20
+"""Values a model may hold beyond its weights' (position tables, biases it builds itself: NLLB-600M's sinusoids are
+1.05M); more, and ``config.json`` describes a model its weights do not fill (``undeclared_values_problem``)."""
 # the model runs outside the sandbox (under its per-run wall clock only: model_run.py), and nmt decodes with the
 # checkpoint's own settings: these bound one entry's work (OPUS-MT ships num_beams 4 / max_length 512, NLLB-200 max_length 200)
 DECODING_LIMITS = {"num_beams": 8, "max_length": 1024, "max_new_tokens": 1024, "num_return_sequences": 1}
@@ -148,6 +152,12 @@ def _json_problems(name: str, data: bytes) -> tuple[Any, list[UserError]]:
         if named is not None:  # transformers opens it instead of the folder's own file: an unhashed tokenizer
             return value, [UserError(f"key {named!r} names a tokenizer file; refused (a model bundle's tokenizer is "
                                      "its folder's own files; save_pretrained writes no such key)", file=name)]
+    if name == "config.json" and isinstance(value, dict):
+        deep = next((k for k, v in value.items() if (str(k).endswith("_layers") or k == "num_layers")
+                     and not (v is None or (type(v) is int and 0 <= v <= MAX_LAYERS))), None)
+        if deep is not None:
+            return value, [UserError(f"{deep} = {str(value[deep])[:20]} (at most {MAX_LAYERS} layers in a model "
+                                     "bundle)", file=name)]
     if name in ("config.json", "generation_config.json") and isinstance(value, dict):
         for key, most in DECODING_LIMITS.items():
             given = value.get(key)
@@ -305,5 +315,39 @@ def load_model_bundle(root: Path, source: str, target: str, max_bytes: int = MAX
     bundle, problems = check_folder(Path(root), max_bytes)
     if problems or bundle is None:
         raise problems[0]
+    too_large = undeclared_values_problem(bundle)
+    if too_large is not None:
+        raise UserError(too_large, file="config.json")
     return NMTMethod(str(bundle.root), language_card(source), language_card(target),
                      NMTSettings(weights_only=True))
+
+
+def _weight_values(path: Path) -> int:
+    """The values a checked safetensors file holds (its header's shapes)."""
+    fd = _open_regular(path)
+    try:
+        (length,) = struct.unpack("<Q", os.pread(fd, 8, 0))
+        header = json.loads(os.pread(fd, length, 8))
+    finally:
+        os.close(fd)
+    return sum(math.prod(info["shape"]) for name, info in header.items() if name != "__metadata__")
+
+
+def undeclared_values_problem(bundle: ModelBundle) -> str | None:
+    """Why the model ``config.json`` describes is refused before any of it is allocated, else None: built on
+    PyTorch's meta device (shapes, no memory), it must hold at most its weights' values plus
+    :data:`UNDECLARED_VALUES` (or an eighth). transformers allocates what the weights do not fill, at random: a
+    ``max_position_embeddings`` of 2**22 on the 16-wide tiny checkpoint took the loading process from 33 MB to
+    1.4 GB RSS for 11k weights (2**26 would be 20 GB, outside the sandbox's memory limit)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForSeq2SeqLM
+
+    config = AutoConfig.from_pretrained(str(bundle.root), trust_remote_code=False)
+    with torch.device("meta"):
+        model = AutoModelForSeq2SeqLM.from_config(config, trust_remote_code=False)
+    held = sum(p.numel() for p in model.parameters()) + sum(b.numel() for b in model.buffers())
+    weights = sum(_weight_values(bundle.root / n) for n in bundle.files if n.endswith(WEIGHTS_SUFFIX))
+    if held <= weights + max(UNDECLARED_VALUES, weights // 8):
+        return None
+    return (f"describes a model of {held} values; its weights hold {weights} (a model bundle's config.json may not "
+            "declare sizes its weights do not fill)")
