@@ -56,7 +56,8 @@ def test_the_same_artefact_twice_from_one_entrant_is_refused(tmp_path: Path) -> 
     with pytest.raises(UserError, match=r"already submitted this artefact .* as entry 1"):
         submit_entry(made.root, bundle, entrant="alice", kind="bundle")
     assert not entry_dir(made.root, 2).exists()  # a refusal leaves no entry folder
-    assert submit_entry(made.root, bundle, entrant="bob", kind="bundle") == 2  # another entrant may
+    with pytest.raises(UserError, match=r"is already entry 1 of contest 'contest'; a method is entered once"):
+        submit_entry(made.root, bundle, entrant="bob", kind="bundle")  # another entrant's copy: refused too
 
 
 def test_the_policy_budget_counts_submissions_per_entrant(tmp_path: Path) -> None:

@@ -65,6 +65,18 @@ def test_concurrent_submissions_cannot_exceed_the_entrants_budget(tmp_path: Path
     assert len(registered) == 1  # one harness key for mallory, registered once
 
 
+def test_the_same_artefact_under_another_entrants_name_is_refused(tmp_path: Path) -> None:
+    """Attack: a second account enters a copy of an entry. Two identical entries tie, and competition numbering
+    then puts every entry below them one rank further down (1, 1, 3 instead of 1, 2)."""
+    made = make_contest(tmp_path)
+    bundle = apertium_bundle(tmp_path)
+    assert submit_entry(made.root, bundle, entrant="alice", kind="bundle") == 1
+    with pytest.raises(UserError, match=r"is already entry 1 of contest 'contest'; a method is entered once"):
+        submit_entry(made.root, bundle, entrant="mallory", kind="bundle")
+    assert [e.entrant for e in contest_state(made.root).entries] == ["alice"]
+    assert not entry_dir(made.root, 2).exists()
+
+
 def test_an_execute_event_replayed_from_another_contest_does_not_count(tmp_path: Path) -> None:
     """Attack: copy a good ``contest.execute`` event (a high value, its card hash) from another contest's log
     into this one for an approved entry; the event names the other contest, so it must change nothing."""

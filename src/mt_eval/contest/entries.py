@@ -14,7 +14,8 @@ not ``require_signatures``: an account of the web app is the entrant's identity)
 entrant's behalf with a key it keeps for that entrant (``governance/entrant-keys/<entrant>.key``, 0600,
 registered as submitter ``<entrant>`` on first use): the runner's checks and budget then apply per entrant,
 and the log says the harness signed (``signed_by``). Refused: a submission after close, the same artefact
-(sha256) twice from one entrant, more than the policy's ``submissions`` per ``days`` from one entrant.
+(sha256) twice from one entrant or once more from another, more than the policy's ``submissions`` per ``days``
+from one entrant.
 """
 
 from __future__ import annotations
@@ -221,6 +222,11 @@ def _submit(root: Path, artefact: Path, *, entrant: str, kind: Literal["bundle",
         if twice:
             raise UserError(f"entrant {entrant!r} already submitted this artefact ({sha256[:12]}…) as entry {twice[0]}",
                             file=str(artefact), hint="change the method, not the submission count")
+        # another entrant's copy would tie with it and push every entry below down one competition rank
+        copied = [e.number for e in state.entries if e.sha256 == sha256]
+        if copied:
+            raise UserError(f"this artefact ({sha256[:12]}…) is already entry {copied[0]} of contest {manifest.id!r}; "
+                            "a method is entered once", file=str(artefact))
         signed_by = _sign(gov, folder, kind, sha256, entrant, signature)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
