@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -26,8 +27,11 @@ from pathlib import Path
 import pytest
 from sacrebleu.metrics import CHRF
 from starlette.testclient import TestClient
+from typer.testing import CliRunner
 
+from mt_eval.cli import app as cli_app
 from mt_eval.sovereign.public_card import load_full_card
+from mt_eval.sovereign.vault import keygen
 from mt_eval.web.app import create_app
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,6 +67,27 @@ def test_the_block_names_shipped_files_only() -> None:
     for path in set(re.findall(r"examples/[\w./-]+", block)):
         assert (REPO / path).exists(), path
     assert "age1…" not in block and "DATASET" not in block and "corpus.json" not in block
+
+
+def test_create_without_consent_names_the_command_that_fixes_it(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new user who skips the consent line is told the command to run; run as told (its placeholders
+    filled), it records consent where create looks for it, and create then succeeds."""
+    monkeypatch.chdir(tmp_path)  # a hint that omits the contest's folder would record consent here, not there
+    runner = CliRunner()
+    create = ["contest", "create", "contests/x", "--corpus", str(REPO / "examples" / "ntrex128-eng-spa.json"),
+              "--id", "x", "--title", "X", "--organiser", "O", "--seed", "1", "--dev-size", "5", "--secret-size", "5",
+              "--threshold", "1", "--recipient", keygen(tmp_path / "custodian.key")]  # fmt: skip
+    refused = runner.invoke(cli_app, create)
+    assert refused.exit_code == 2, refused.output
+    told = re.search(r"\((mt-eval governance consent add [^)]*)\)", " ".join(refused.output.split()))
+    assert told, refused.output
+    fill = {"COMMUNITY": "Example Language Council", "NAME": "A. Speaker", "YYYY-MM-DD": "2026-11-21",
+            "SIGNED.pdf": str(REPO / "examples" / "consent-ntrex128-eng-spa-contest-demo.txt")}
+    recorded = runner.invoke(cli_app, [fill.get(w, w) for w in shlex.split(told.group(1))][1:])
+    assert recorded.exit_code == 0, recorded.output
+    created = runner.invoke(cli_app, create)
+    assert created.exit_code == 0, created.output
 
 
 @pytest.mark.slow

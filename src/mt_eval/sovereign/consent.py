@@ -15,6 +15,7 @@ tamper-evident as the runs it allows. The latest event for a (dataset, language)
 from __future__ import annotations
 
 import hashlib
+import shlex
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -171,8 +172,10 @@ def require_consent(gov: Governance, info: DatasetInfo, segments: Iterable[str],
     wanted = list(segments)
     records = [r for r in consents(gov) if r.dataset == info.id
                and r.language in (info.target_language, info.source_language)]
+    # --governance always: a contest keeps its own folder, and the command's default would record it elsewhere
     add = (f"mt-eval governance consent add --dataset {info.id} --language {info.target_language} "
-           "--given-by COMMUNITY --representative NAME --document SIGNED.pdf --date YYYY-MM-DD")
+           "--given-by COMMUNITY --representative NAME --document SIGNED.pdf --date YYYY-MM-DD "
+           f"--governance {shlex.quote(str(gov.dir))}")
     if not records:
         raise UserError(f"cannot {doing} dataset {info.id!r}: no community consent record for it "
                         f"({info.target_language} or {info.source_language}) in {gov.dir}", hint=add)
