@@ -158,21 +158,36 @@ def test_default_database_from_environment(cards: dict[str, Path], tmp_path: Pat
 INJECTIONS = ["' OR '1'='1", "x'; DROP TABLE run_cards; --", "%", "________", "\" OR 1=1 --", "1 OR 1=1"]
 
 
+FILTERS = {"--dataset": "dataset", "--method-class": "method_class", "--tier": "tier", "--verification": "verification"}
+
+
 def test_filters_and_sort_are_not_sql(cards: dict[str, Path], db_url: str) -> None:
+    """Every crafted value through every filter and the sort key stays a plain value. The commands are run with
+    one value per option (each opens and migrates the store: 54 commands cost ~19 s of CPU); every value then
+    goes through the same functions the commands call (``leaderboard``, ``export_text``) on one open store."""
+    from mt_eval.errors import UserError
+    from mt_eval.review.gate import accepted_in
+    from mt_eval.store.board import board_rows, export_text, leaderboard
+    from mt_eval.store.query import Filters
+
     assert cli("publish", str(cards["near"]), str(cards["half"]), "--db", db_url).exit_code == 0
-    for value in INJECTIONS:
-        for option in ("--dataset", "--method-class", "--tier", "--verification"):
-            result = cli("leaderboard", "--db", db_url, "--json", option, value)
-            assert result.exit_code == 0, result.output
-            assert json.loads(result.output) == [], (option, value)
-            exported = cli("export", "--db", db_url, "--format", "jsonl", option, value)
-            assert exported.exit_code == 0 and exported.output == ""
-        sorted_by = cli("leaderboard", "--db", db_url, "--sort", value)
-        assert sorted_by.exit_code == 2 and "cannot sort by" in sorted_by.output
-    store = open_store(db_url)
-    assert {"run_cards", "card_metrics", "datasets"} <= table_names(store.engine)
-    store.close()
-    assert len(json.loads(cli("leaderboard", "--db", db_url, "--json").output)) == 2
+    for option in FILTERS:
+        result = cli("leaderboard", "--db", db_url, "--json", option, INJECTIONS[1])
+        assert result.exit_code == 0 and json.loads(result.output) == [], (option, result.output)
+        exported = cli("export", "--db", db_url, "--format", "jsonl", option, INJECTIONS[1])
+        assert exported.exit_code == 0 and exported.output == ""
+    sorted_by = cli("leaderboard", "--db", db_url, "--sort", INJECTIONS[1])
+    assert sorted_by.exit_code == 2 and "cannot sort by" in sorted_by.output
+    with open_store(db_url) as store:
+        for value in INJECTIONS:
+            for field in FILTERS.values():
+                filters = Filters(**{field: value})
+                assert leaderboard(store, filters, gate=accepted_in) == [], (field, value)
+                assert export_text(store, filters, fmt="jsonl", gate=accepted_in) == "", (field, value)
+            with pytest.raises(UserError, match="cannot sort by"):
+                leaderboard(store, sort=value, gate=accepted_in)
+        assert {"run_cards", "card_metrics", "datasets"} <= table_names(store.engine)
+        assert len(board_rows(leaderboard(store, gate=accepted_in))) == 2  # the two cards, as before
 
 
 def test_bad_options(db_url: str) -> None:

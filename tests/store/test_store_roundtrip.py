@@ -43,6 +43,8 @@ def _comparable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in r.items() if k != "published_at"} for r in rows]
 
 
+@pytest.mark.slow  # covered fast by test_export_formats and test_board_ranks_with_clusters_and_sets_apart, each on both
+# backends (publish, board and both exports); this one adds their byte-for-byte equality (~2.5 % of stage 1's CPU)
 def test_round_trip_same_on_sqlite_and_postgresql(cards: dict[str, Path], tmp_path: Path, postgres_url: str) -> None:
     results = {}
     for kind, db in (("sqlite", str(tmp_path / "a.db")), ("postgresql", create_database(postgres_url))):
