@@ -90,6 +90,34 @@ def test_create_without_consent_names_the_command_that_fixes_it(tmp_path: Path,
     assert created.exit_code == 0, created.output
 
 
+def test_an_unregistered_signature_names_the_command_that_fixes_it(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """"Contest entries": a contest that requires signatures refuses a key it does not know, naming the command
+    that registers it; run as told, it registers the key where submit looks, and the same submission passes."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    consent = ["governance", "consent", "add", "--governance", "contests/x/governance", "--dataset",
+               "ntrex128-eng-spa-demo", "--language", "es", "--given-by", "C", "--representative", "R", "--document",
+               str(REPO / "examples" / "consent-ntrex128-eng-spa-contest-demo.txt"), "--date", "2026-11-21"]
+    create = ["contest", "create", "contests/x", "--corpus", str(REPO / "examples" / "ntrex128-eng-spa.json"),
+              "--id", "x", "--title", "X", "--organiser", "O", "--seed", "1", "--dev-size", "5", "--secret-size", "5",
+              "--threshold", "1", "--recipient", keygen(tmp_path / "custodian.key"), "--require-signatures"]
+    bundle = str(REPO / "examples" / "bundles" / "apertium-command")
+    for args in (consent, create, ["keys", "new", "--out", "alice.key", "--signer", "alice"],
+                 ["submission", "sign", bundle, "--key", "alice.key", "--out", "alice.sig"]):
+        assert runner.invoke(cli_app, args).exit_code == 0, args
+    submit = ["contest", "submit", "contests/x", bundle, "--entrant", "alice", "--signature", "alice.sig"]
+    refused = runner.invoke(cli_app, submit)
+    assert refused.exit_code == 2, refused.output
+    told = re.search(r"(mt-eval governance submitter add [^)]*)\)", " ".join(refused.output.split()))
+    assert told, refused.output
+    fill = {"NAME": "alice", "KEY.pub": "alice.pub"}
+    registered = runner.invoke(cli_app, [fill.get(w, w) for w in shlex.split(told.group(1))][1:])
+    assert registered.exit_code == 0, registered.output
+    submitted = runner.invoke(cli_app, submit)
+    assert submitted.exit_code == 0 and "entry 1 submitted by alice" in submitted.output, submitted.output
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("apertium") is None,
                     reason="needs bubblewrap and Apertium eng-spa (make deps)")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import shlex
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -153,7 +154,8 @@ def _verify_signature(gov: Governance, sha256: str, signature: Path) -> Submitte
     found = submitters(gov).get(fingerprint(sig.public))
     if found is None or found.revoked is not None:
         raise UserError("the signing key is not an active registered submitter key", file=str(signature),
-                        hint="the organiser registers it: mt-eval governance submitter add NAME --public-key KEY.pub")
+                        hint="the organiser registers it: mt-eval governance submitter add NAME --public-key KEY.pub "
+                             f"--governance {shlex.quote(str(gov.dir))}")
     return found
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -164,7 +165,8 @@ def verify_submission(gov: Governance, bundle: Bundle, signature: Path) -> Submi
     found = submitters(gov).get(key)
     if found is None:
         raise UserError(f"the signing key {key[:12]}… is not a registered submitter key", file=str(signature),
-                        hint="governance registers it: mt-eval governance submitter add NAME --public-key KEY.pub")
+                        hint="governance registers it: mt-eval governance submitter add NAME --public-key KEY.pub "
+                             f"--governance {shlex.quote(str(gov.dir))}")  # a contest's own folder, not the default
     if found.revoked is not None:
         raise UserError(f"submitter {found.name!r} (key {key[:12]}…) was revoked ({found.revoked})",
                         file=str(signature), hint="governance may register a new key for the submitter")
