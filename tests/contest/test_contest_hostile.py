@@ -241,3 +241,34 @@ def test_a_config_that_declares_a_huge_position_table_is_refused_before_loading(
     with pytest.raises(UserError, match=r"describes a model of \d+ values; its weights hold \d+"):
         load_model_bundle(model, "eng", "spa")
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200 << 10  # KiB: nothing near 1 GB
+
+
+@pytest.mark.slow
+def test_a_tokenizer_that_explodes_in_memory_ends_only_its_own_run(tmp_path: Path) -> None:
+    """Attack (seen first: 1.6 GB asked for a 5-character input at 27 steps, and nothing bounded a model's
+    memory): a tokenizer.json normalizer doubling every "a" 26 times. Qualifying crashes the model's own child at
+    its memory limit (2 GiB + 4 x the contest's 1 MiB artefact limit), never scored. The test process caps its
+    children at 6 GiB meanwhile, so without the child's own limit the assertion on its peak fails instead of the
+    machine running out."""
+    import resource
+
+    from mt_eval.contest.execution import qualify_entry
+    from mt_eval.contest.model_run import memory_limit
+    from support.sovereign import TINY
+
+    made = make_contest(tmp_path, max_artefact_mb=1)
+    model = tiny_model(tmp_path)
+    tokenizer = json.loads((model / "tokenizer.json").read_text(encoding="utf-8"))
+    double = {"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}
+    tokenizer["normalizer"] = {"type": "Sequence", "normalizers": [double] * 26}
+    (model / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+    submit_entry(made.root, model, entrant="mallory", kind="model")
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    resource.setrlimit(resource.RLIMIT_DATA, (6 << 30, hard))
+    try:
+        result = qualify_entry(made.root, 1, policy=TINY)
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+    assert (result["passed"], result["score"], result["status"]) == (False, None, "crashed")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss << 10  # bytes
+    assert peak < memory_limit(1 << 20) + (1 << 30), peak  # the limit plus the libraries' shared pages

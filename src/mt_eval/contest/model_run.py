@@ -6,6 +6,11 @@ by the sandbox's per-run wall clock; a model's is bounded by the same number (``
 of the contest's ``governance/sandbox.toml``) by translating in a fresh interpreter (``spawn``: no torch threads
 inherited from the harness) that is killed when the time is up. Only entry ids, sources and the translations cross
 the pipe; the scoring (``runner.score_translations``) happens in the harness, as for a bundle.
+
+Memory is bounded too, as a bundle's is by the sandbox's ``RLIMIT_AS``: the child's ``RLIMIT_DATA`` (its heap and
+private mappings) is :data:`MEMORY_FLOOR` plus four times the contest's artefact limit, so data that makes our code
+allocate (a tokenizer.json whose normalizer doubles every "a" 27 times: 1.6 GB asked for a 5-character input,
+measured) ends the child ("crashed"), not the custodians' machine. The tiny checkpoint translating uses 0.5 GB.
 """
 
 from __future__ import annotations
@@ -19,6 +24,22 @@ from mt_eval.corpus.models import Dataset
 from mt_eval.methods.base import MethodIdentity, Translation
 
 LOAD_FAILED, TIMEOUT, CRASHED, OK = "load_failed", "timeout", "crashed", "ok"
+MEMORY_FLOOR = 2 << 30  # torch, transformers and tokenizers loaded, before the weights
+
+
+def memory_limit(max_bytes: int) -> int:
+    """The child's ``RLIMIT_DATA`` for a contest whose artefacts hold at most ``max_bytes``: the weights once
+    as loaded, once in transit, and room to decode."""
+    return MEMORY_FLOOR + 4 * max_bytes
+
+
+def _bound_memory(max_bytes: int) -> None:
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    limit = memory_limit(max_bytes) if hard == resource.RLIM_INFINITY else min(memory_limit(max_bytes), hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an aborted child writes no core file of its heap
 
 
 def _child(conn: Connection, folder: str, source: str, target: str, max_bytes: int,
@@ -29,6 +50,7 @@ def _child(conn: Connection, folder: str, source: str, target: str, max_bytes: i
     from mt_eval.contest.model_bundle import load_model_bundle
     from mt_eval.methods.base import TranslationRequest
 
+    _bound_memory(max_bytes)
     try:
         method = load_model_bundle(Path(folder), source, target, max_bytes)
     except Exception:  # checked data transformers' own loader still rejects is the entry's failure
