@@ -247,8 +247,8 @@ def test_a_config_that_declares_a_huge_position_table_is_refused_before_loading(
 def test_a_tokenizer_that_explodes_in_memory_ends_only_its_own_run(tmp_path: Path) -> None:
     """Attack (seen first: 1.6 GB asked for a 5-character input at 27 steps, and nothing bounded a model's
     memory): a tokenizer.json normalizer doubling every "a" 26 times. Qualifying crashes the model's own child at
-    its memory limit (2 GiB + 4 x the contest's 1 MiB artefact limit), never scored. The test process caps its
-    children at 6 GiB meanwhile, so without the child's own limit the assertion on its peak fails instead of the
+    its memory limit (4 GiB + 4 x the contest's 1 MiB artefact limit), never scored. The test process caps its
+    children at 7 GiB meanwhile, so without the child's own limit the assertion on its peak fails instead of the
     machine running out."""
     import resource
 
@@ -264,7 +264,7 @@ def test_a_tokenizer_that_explodes_in_memory_ends_only_its_own_run(tmp_path: Pat
     (model / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
     submit_entry(made.root, model, entrant="mallory", kind="model")
     soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
-    resource.setrlimit(resource.RLIMIT_DATA, (6 << 30, hard))
+    resource.setrlimit(resource.RLIMIT_DATA, (7 << 30, hard))
     try:
         result = qualify_entry(made.root, 1, policy=TINY)
     finally:
