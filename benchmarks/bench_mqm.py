@@ -3,21 +3,27 @@
 Data: WMT21 TED talks with MQM judgments (tests/data/mqm-ted, Apache-2.0), en→de and zh→en, 529
 segments × the MT systems (human references ``ref-*`` left out, ``ref-A`` is the reference itself).
 Every system's outputs are scored with the pipeline a run uses (``scoring.pipeline.score_outputs``,
-the target language's card, with the bundled e5 ``semantic_score`` as a run scores by default;
-``--no-semantic`` leaves it out); the per-segment
-composite is the composite of that segment's per-entry metric values under each rule: the spec's plain
-formula (``spec-4.1``), the first adequacy-anchored rule (``anchored-1``) and the default
-(``scoring.composite.DEFAULT_RULE``). For each segment the systems are ranked by the score and by MQM
-(higher = fewer errors) and Kendall's τ_b is averaged over segments (``stats.agreement``), with a 95 %
-bootstrap interval over segments and the paired interval of (default − chrF++).
+the target language's card, with the bundled e5 ``semantic_score`` as a run scores by default); the
+per-segment composite is the composite of that segment's per-entry metric values under each rule: the
+spec's plain formula (``spec-4.1``), the first adequacy-anchored rule (``anchored-1``) and the default
+(``scoring.composite.DEFAULT_RULE``), the default also without ``semantic_score`` (what ``--no-semantic``
+scores). For each segment the systems are ranked by the score and by MQM (higher = fewer errors) and
+Kendall's τ_b is averaged over segments (``stats.agreement``), with a 95 % bootstrap interval over segments,
+and for the default with and without semantic_score the paired interval of (composite − chrF++) over the
+same resampled segments.
+
+The verdict per pair reads the paired interval of the default (semantic on) − chrF++: "better" when it lies
+above 0, "WORSE" when below 0, otherwise "not worse" when the mean difference is ≥ 0 and "below chrF++, not
+significantly" when it is < 0 (the interval includes 0 in both, so neither is a significant difference).
 
 Then the corpus-level question of issue 22 item 3: four en→de systems (Facebook-AI, HuaweiTSC, Online-W,
 UEdin) compared by the default composite with Holm-corrected paired bootstrap (``stats.systems``): no
 significant difference may point against MQM's order.
 
-The peer is sentence-level chrF++ alone. Exits 1 if the default composite agrees less with people than
-chrF++ on either pair, or a significant composite difference contradicts MQM.
-Run: ``.venv/bin/python benchmarks/bench_mqm.py [--data DIR] [--no-semantic]``.
+The peer is sentence-level chrF++ alone. Exits 1 if the default composite's mean τ is below chrF++'s on
+either pair (significantly or not), or a significant composite difference contradicts MQM.
+Run: ``.venv/bin/python benchmarks/bench_mqm.py [--data DIR] [--no-semantic]`` (``--no-semantic``: the
+default rule's verdict without semantic_score, nothing embedded).
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "mqm-ted"
 PAIRS = {"ende": ("en", "de"), "zhen": ("zh", "en")}
 FOUR = ("Facebook-AI", "HuaweiTSC", "Online-W", "UEdin")
 RULES = tuple(dict.fromkeys((SPEC_RULE, ANCHORED_RULE, DEFAULT_RULE)))
+NO_SEMANTIC = f"{DEFAULT_RULE} −sem"  # the default rule on the same values without semantic_score
 RESAMPLES = 1000
 
 
@@ -75,14 +82,19 @@ def system_tables(rows: list[dict[str, str]], src: str, tgt: str, semantic: bool
 
 
 def segment_scores(tables: Tables, n: int, profile: str) -> dict[str, np.ndarray]:
-    """Per row: sentence chrF++ and the per-segment composite under each rule."""
+    """Per row: sentence chrF++, the per-segment composite under each rule, and the default without semantic."""
     out = {"chrF++": np.zeros(n), **{rule: np.zeros(n) for rule in RULES}}
+    semantic = any("semantic_score" in table.metrics for _, table in tables.values())
+    if semantic:
+        out[NO_SEMANTIC] = np.zeros(n)
     for idx, table in tables.values():
         values = {m: v for m in table.metrics if (v := table.entry_values(m)) is not None}
         for i, k in enumerate(idx):
             row = {m: float(v[i]) for m, v in values.items() if not np.isnan(v[i])}  # null per entry: unavailable
-            for rule in RULES:
-                result = composite(row, PROFILES[profile], rule)
+            for rule, row_ in [*((r, row) for r in RULES),
+                               *([(NO_SEMANTIC, {m: v for m, v in row.items() if m != "semantic_score"})]
+                                 if semantic else [])]:
+                result = composite(row_, PROFILES[profile], DEFAULT_RULE if rule == NO_SEMANTIC else rule)
                 out[rule][k] = np.nan if result is None else float(result)
         out["chrF++"][idx] = values["chrf_plus_plus"]
     return out
@@ -102,8 +114,20 @@ def interval(taus: np.ndarray, seed: int = 12345) -> tuple[float, float]:
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
+def verdict(mean: float, lo: float, hi: float) -> str:
+    """What the paired interval of (composite − chrF++) allows one to say."""
+    if lo > 0:
+        return "better than chrF++ (paired interval above 0)"
+    if hi < 0:
+        return "WORSE than chrF++ (paired interval below 0)"
+    if mean >= 0:
+        return "not worse than chrF++ (mean difference ≥ 0; the interval includes 0: no significant difference)"
+    return "below chrF++, not significantly (the interval includes 0)"
+
+
 def agreement(lp: str, rows: list[dict[str, str]], scores: dict[str, np.ndarray]) -> bool:
-    """Prints τ per scoring; True when the default composite agrees at least as well as chrF++."""
+    """Prints τ per scoring and the paired differences; True when the default composite's mean τ is at least
+    chrF++'s."""
     items = [r["seg_id"] for r in rows]
     human = np.asarray([float(r["mqm_avg_score"]) for r in rows])
     per_item = {name: item_taus(items, values, human) for name, values in scores.items()}
@@ -113,10 +137,17 @@ def agreement(lp: str, rows: list[dict[str, str]], scores: dict[str, np.ndarray]
         arr = np.asarray([taus[i] for i in common])
         means[name] = float(arr.mean())
         lo, hi = interval(arr)
-        print(f"{lp:6} {name:12} {means[name]:8.4f}  [{lo:.4f}, {hi:.4f}] {len(common):9d}")
-    diff = np.asarray([per_item[DEFAULT_RULE][i] - per_item["chrF++"][i] for i in common])
-    lo, hi = interval(diff)
-    print(f"{lp:6} {DEFAULT_RULE} − chrF++: {diff.mean():+.4f} [{lo:+.4f}, {hi:+.4f}]")
+        print(f"{lp:6} {name:16} {means[name]:8.4f}  [{lo:.4f}, {hi:.4f}] {len(common):9d}")
+    said = ""
+    for name in (DEFAULT_RULE, NO_SEMANTIC):
+        if name not in per_item:
+            continue
+        diff = np.asarray([per_item[name][i] - per_item["chrF++"][i] for i in common])
+        lo, hi = interval(diff)  # the same seed: the same resampled segments for both differences
+        text = verdict(float(diff.mean()), lo, hi)
+        said = said or text
+        print(f"{lp:6} {name} − chrF++: {diff.mean():+.4f} [{lo:+.4f}, {hi:+.4f}]: {text}")
+    print(f"{lp:6} verdict ({DEFAULT_RULE}{', semantic on' if NO_SEMANTIC in per_item else ''}): {said}")
     return means[DEFAULT_RULE] >= means["chrF++"] - 1e-12
 
 
@@ -159,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave out semantic_score (bundled e5), as mt-eval run --no-semantic does")
     args = parser.parse_args(argv)
     failures = []
-    print(f"{'pair':6} {'scoring':12} {'τ_b':>8}  {'95% interval':17} {'segments':>9}")
+    print(f"{'pair':6} {'scoring':16} {'τ_b':>8}  {'95% interval':17} {'segments':>9}")
     for lp, (src, tgt) in PAIRS.items():
         path = args.data / f"ted_{lp}.src_ref_hyp_mqm.tsv"
         if not path.is_file():
