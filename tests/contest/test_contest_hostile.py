@@ -91,6 +91,26 @@ def test_an_execute_event_replayed_from_another_contest_does_not_count(tmp_path:
     assert any("other-contest" in p for p in state.problems), state.problems
 
 
+def test_whether_a_secret_run_failed_is_hidden_until_close(tmp_path: Path) -> None:
+    """Attack: a bundle that crashes on every secret entry exactly when the secret split holds some text (say,
+    a source starting with "A") reads one bit of the sealed split per run from its entry's public state. While
+    results are hidden, a failed run and an executed one look the same; the organiser sees which; close tells."""
+    made = make_contest(tmp_path)
+    submitted(made.root, ["mallory", "mallory2"])
+    for n in (1, 2):
+        record(made.root, "contest.qualify", entry=n, passed=True, score=30.0, reason="")
+        record(made.root, "contest.approve", entry=n, custodian="custodian-1")
+    record(made.root, "contest.execute", entry=1, value=40.0, ci=[39.0, 41.0], composite=0.5,
+           full_run_card_hash="cd" * 32)
+    record(made.root, "contest.fail", entry=2, reason="no entry of the secret split was translated (crashed)")
+    public = contest_view(contest_state(made.root)).as_json()
+    assert [e["state"] for e in public["entries"]] == ["executed", "executed"]
+    assert "crashed" not in json.dumps(public) and "fail" not in json.dumps(public)
+    assert [e.state for e in contest_view(contest_state(made.root), organiser=True).entries] == ["executed", "failed"]
+    record(made.root, "contest.close", ranking_sha256=None)
+    assert [e.state for e in contest_view(contest_state(made.root)).entries] == ["executed", "failed"]
+
+
 def test_a_forged_rank_event_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     """Attack: append a ``contest.rank`` whose ranks are not ``{entry, rank, cluster}`` numbers: every page and
     command reads the log, so a malformed event must be listed as a problem, never raise."""

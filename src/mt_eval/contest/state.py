@@ -220,7 +220,7 @@ class EntryView:
 @dataclass(frozen=True)
 class ContestView:
     """The contest as ``contest_view`` shows it: ``results_hidden`` true means no secret-split score, rank or
-    per-entry value is anywhere in it (an executed entry says only "executed")."""
+    per-entry value is anywhere in it (an executed or failed entry says only "executed")."""
 
     id: str
     title: str
@@ -258,7 +258,10 @@ def contest_view(state: ContestState, *, organiser: bool = False) -> ContestView
     names = state.pseudonyms() if m.anonymise and not organiser else {}
     views = []
     for e in state.entries:
-        shown = EntryView(e.number, names.get(e.entrant, e.entrant), e.kind, e.state, e.dev_score, e.qualify_reason)
+        # failed vs executed is a bit the entry's own code chose on the secret split: hidden, both read "executed"
+        entry_state = EXECUTED if hidden and e.state == FAILED else e.state
+        shown = EntryView(e.number, names.get(e.entrant, e.entrant), e.kind, entry_state, e.dev_score,
+                          e.qualify_reason)
         if not hidden:
             shown = replace(shown, value=e.value, ci=e.ci, composite=e.composite, rank=e.rank, cluster=e.cluster)
         views.append(shown)
