@@ -292,3 +292,20 @@ def test_a_tokenizer_that_explodes_in_memory_ends_only_its_own_run(tmp_path: Pat
     assert (result["passed"], result["score"], result["status"]) == (False, None, "crashed")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss << 10  # bytes
     assert peak < memory_limit(1 << 20) + (1 << 30), peak  # the limit plus the libraries' shared pages
+
+
+def test_a_log_cut_back_to_before_a_failure_is_refused(tmp_path: Path) -> None:
+    """Attack: delete the log's last line (a ``contest.fail``) so the entry reads approved again and runs once
+    more; the log's head file still names the removed line, so every reader refuses the contest."""
+    made = make_contest(tmp_path)
+    submitted(made.root, ["mallory"])
+    record(made.root, "contest.qualify", entry=1, passed=True, score=30.0, reason="")
+    record(made.root, "contest.approve", entry=1, custodian="custodian-1")
+    record(made.root, "contest.fail", entry=1, reason="timeout")
+    log = made.root / "governance" / "audit.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:-1]))
+    with pytest.raises(UserError):
+        contest_state(made.root)
+    with pytest.raises(UserError):
+        submit_entry(made.root, apertium_bundle(tmp_path), entrant="mallory", kind="bundle")
