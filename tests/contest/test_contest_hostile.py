@@ -309,3 +309,21 @@ def test_a_log_cut_back_to_before_a_failure_is_refused(tmp_path: Path) -> None:
         contest_state(made.root)
     with pytest.raises(UserError):
         submit_entry(made.root, apertium_bundle(tmp_path), entrant="mallory", kind="bundle")
+
+
+def test_a_dev_split_edited_after_creation_is_refused_at_qualify(tmp_path: Path) -> None:
+    """Attack: rewrite dev.json's references as one entry's outputs (or drop the hard entries) so that entry
+    qualifies; the manifest pins the dev split's sha256, so qualifying refuses before anything runs."""
+    made = make_contest(tmp_path)
+    submit_entry(made.root, apertium_bundle(tmp_path), entrant="mallory", kind="bundle")
+    dev = made.root / DEV
+    data = json.loads(dev.read_text(encoding="utf-8"))
+    for entry in data["entries"]:
+        entry["reference"] = entry["source"]
+    dev.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    from mt_eval.contest.execution import qualify_entry
+
+    with pytest.raises(UserError, match=r"dev\.json is not the dev split the contest was created with"):
+        qualify_entry(made.root, 1)
+    assert contest_state(made.root).entry(1).state == "submitted"
+    assert not (entry_dir(made.root, 1) / "qualify.json").exists()
