@@ -41,6 +41,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     markup = make_contest(contests, name="markup", title=f"Eng→spa {SCRIPT}", licence=f"CC-BY {IMG}",
                           anonymise=False)
     make_contest(contests, name="hidden-one", visibility="private", members=["alice"])
+    edited = make_contest(contests, name="edited-dev")  # its dev.json rewritten after creation
+    dev = edited.root / "dev.json"
+    dev.write_bytes(dev.read_bytes().replace(b'"reference": "', b'"reference": "EDITED '))
     record(markup.root, "contest.submit", entry=1, entrant="bob", entry_kind="bundle", sha256="ab" * 32)
     record(markup.root, "contest.qualify", entry=1, passed=True, score=31.5, reason="")
     record(markup.root, "contest.approve", entry=1, custodian="custodian-1")
@@ -152,3 +155,11 @@ def test_the_dev_split_is_served_as_a_json_download(app_of: Any) -> None:
     assert dev.headers["content-type"].startswith("application/json")
     assert dev.headers["content-disposition"].startswith("attachment")
     assert dev.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_dev_split_edited_after_creation_is_not_served(app_of: Any) -> None:
+    """Attack: rewrite dev.json on the server (every entrant downloads it to tune for the qualifier); the
+    manifest pins its sha256, so the download is refused like any contest whose record fails verification."""
+    response = client_for(app_of).get("/contests/edited-dev/dev.json")
+    assert response.status_code == 503 and "EDITED" not in response.text
+    assert client_for(app_of).get("/contests/markup/dev.json").status_code == 200
