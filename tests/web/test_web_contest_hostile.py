@@ -163,3 +163,20 @@ def test_a_dev_split_edited_after_creation_is_not_served(app_of: Any) -> None:
     response = client_for(app_of).get("/contests/edited-dev/dev.json")
     assert response.status_code == 503 and "EDITED" not in response.text
     assert client_for(app_of).get("/contests/markup/dev.json").status_code == 200
+
+
+@pytest.mark.parametrize("verb", ["qualify", "approve", "execute", "rank", "close", "export", "publish"])
+def test_no_web_request_changes_a_contests_state_but_a_submission(app_of: Any, world: dict[str, Any],
+                                                                    verb: str) -> None:
+    """Attack: an entrant (or a stolen organiser session) approves or runs an entry, ranks or closes the contest
+    over the web; those are the organiser's commands on the organiser's machine, so no URL answers them and the
+    log is unchanged."""
+    before = contest_state(world["markup"].root).head
+    for who in ("bob", "organiser"):
+        client = client_for(app_of, who)
+        token = csrf_of(client.get("/contests/markup/submit").text) if who == "bob" else "x"
+        for url in (f"/contests/markup/{verb}", f"/contests/markup/entries/1/{verb}", f"/api/contests/markup/{verb}",
+                    f"/contests/markup/organiser/{verb}"):
+            response = client.post(url, data={"csrf": token, "entry": "1", "custodian": who}, follow_redirects=False)
+            assert response.status_code in (404, 405), (who, url, response.status_code)
+    assert contest_state(world["markup"].root).head == before
