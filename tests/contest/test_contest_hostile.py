@@ -77,6 +77,35 @@ def test_the_same_artefact_under_another_entrants_name_is_refused(tmp_path: Path
     assert not entry_dir(made.root, 2).exists()
 
 
+def test_an_artefact_is_checked_outside_the_submission_lock(tmp_path: Path) -> None:
+    """Attack on the lock itself: uploads that are slow to unpack and check (or refused only at the end) must not
+    hold every other entrant's submission. With the contest's lock held elsewhere, a refused model is still
+    checked and refused; only recording waits for the lock."""
+    import fcntl
+
+    from mt_eval.contest.entries import SUBMIT_LOCK
+
+    made = make_contest(tmp_path)
+    model = _checkpoint(tmp_path / "pickled")
+    (model / "pytorch_model.bin").write_bytes(b"\x80\x04pickle")
+    outcome: list[object] = []
+    with open(made.root / "governance" / SUBMIT_LOCK, "ab") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        worker = threading.Thread(target=lambda: outcome.append(_attempt(made.root, model)))
+        worker.start()
+        worker.join(60)
+        finished_while_held = not worker.is_alive()
+    worker.join()
+    assert finished_while_held and "not a file a weights-only model bundle may hold" in str(outcome[0])
+
+
+def _attempt(root: Path, artefact: Path) -> object:
+    try:
+        return submit_entry(root, artefact, entrant="mallory", kind="model")
+    except UserError as refused:
+        return refused
+
+
 def test_an_execute_event_replayed_from_another_contest_does_not_count(tmp_path: Path) -> None:
     """Attack: copy a good ``contest.execute`` event (a high value, its card hash) from another contest's log
     into this one for an approved entry; the event names the other contest, so it must change nothing."""

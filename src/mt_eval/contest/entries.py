@@ -179,7 +179,7 @@ def sign_model(checkpoint: Path, key: Path, out: Path | None = None, signer: str
 
 @contextmanager
 def _submitting(root: Path) -> Iterator[None]:
-    """One submission at a time per contest, from reading the log to recording the entry: the budget and the
+    """One submission at a time per contest, from re-reading the log to recording the entry: the budget and the
     same-artefact checks read the log, and submissions that all read it before any recorded would all pass
     (the web form and the CLI at once: 3 of 4 concurrent submissions passed a budget of 1 without this lock)."""
     with open(root / GOVERNANCE / SUBMIT_LOCK, "ab") as fh:  # beside the log's own lock, not among the entries
@@ -192,13 +192,6 @@ def submit_entry(root: Path, artefact: Path, *, entrant: str, kind: Literal["bun
     """Check ``artefact`` (a folder or an archive), copy it into the contest as entry ``n`` and record
     ``contest.submit``; returns ``n``. Every refusal is one line and leaves no entry folder behind."""
     root = Path(root)
-    contest_state(root)  # a contest (refused in one line otherwise) before its folder is written to
-    with _submitting(root):
-        return _submit(root, artefact, entrant=entrant, kind=kind, signature=signature)
-
-
-def _submit(root: Path, artefact: Path, *, entrant: str, kind: Literal["bundle", "model"],
-            signature: Path | None) -> int:
     state = contest_state(root)
     require_open(state, "submission")
     manifest, gov = state.manifest, governance(root)
@@ -213,34 +206,44 @@ def _submit(root: Path, artefact: Path, *, entrant: str, kind: Literal["bundle",
     if signature is None and manifest.require_signatures:
         raise UserError(f"contest {manifest.id!r} requires a signed submission", field="--signature",
                         hint="mt-eval submission sign BUNDLE --key YOUR.key, then --signature BUNDLE.sig")
-    _check_budget(gov, state, entrant)
+    _check_budget(gov, state, entrant)  # refused early here; counted again under the lock before recording
     number, folder = _claim(root, len(state.entries))
     scratch = root / ENTRIES / f".incoming-{uuid.uuid4().hex}"
     try:
         max_bytes = manifest.max_artefact_mb << 20
         sha256 = (_stage_bundle(artefact, folder / ARTEFACT, scratch, max_bytes) if kind == "bundle"
                   else _stage_model(artefact, folder / ARTEFACT, scratch, max_bytes))
-        twice = [e.number for e in state.entries if e.entrant == entrant and e.sha256 == sha256]
-        if twice:
-            raise UserError(f"entrant {entrant!r} already submitted this artefact ({sha256[:12]}…) as entry {twice[0]}",
-                            file=str(artefact), hint="change the method, not the submission count")
-        # another entrant's copy would tie with it and push every entry below down one competition rank
-        copied = [e.number for e in state.entries if e.sha256 == sha256]
-        if copied:
-            raise UserError(f"this artefact ({sha256[:12]}…) is already entry {copied[0]} of contest {manifest.id!r}; "
-                            "a method is entered once", file=str(artefact))
-        signed_by = _sign(gov, folder, kind, sha256, entrant, signature)
+        # the untrusted archive was unpacked and checked above, outside the lock: a slow upload holds no one up
+        with _submitting(root):
+            state = contest_state(root)
+            require_open(state, "submission")
+            _check_budget(gov, state, entrant)
+            _refuse_copies(state, entrant, sha256, artefact)
+            signed_by = _sign(gov, folder, kind, sha256, entrant, signature)
+            when = datetime.now(UTC).isoformat(timespec="seconds")
+            record = {"entry": number, "entrant": entrant, "kind": kind, "sha256": sha256, "time": when,
+                      "signed_by": signed_by}
+            write_atomic(folder / SUBMISSION, (json.dumps(record, indent=1) + "\n").encode())
+            gov.record({"kind": "contest.submit", "contest": manifest.id, "entry": number, "entrant": entrant,
+                        "entry_kind": kind, "sha256": sha256, "signed_by": signed_by, "who": entrant})
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    when = datetime.now(UTC).isoformat(timespec="seconds")
-    record = {"entry": number, "entrant": entrant, "kind": kind, "sha256": sha256, "time": when, "signed_by": signed_by}
-    write_atomic(folder / SUBMISSION, (json.dumps(record, indent=1) + "\n").encode())
-    gov.record({"kind": "contest.submit", "contest": manifest.id, "entry": number, "entrant": entrant,
-                "entry_kind": kind, "sha256": sha256, "signed_by": signed_by, "who": entrant})
     return number
+
+
+def _refuse_copies(state: ContestState, entrant: str, sha256: str, artefact: Path) -> None:
+    twice = [e.number for e in state.entries if e.entrant == entrant and e.sha256 == sha256]
+    if twice:
+        raise UserError(f"entrant {entrant!r} already submitted this artefact ({sha256[:12]}…) as entry {twice[0]}",
+                        file=str(artefact), hint="change the method, not the submission count")
+    # another entrant's copy would tie with it and push every entry below down one competition rank
+    copied = [e.number for e in state.entries if e.sha256 == sha256]
+    if copied:
+        raise UserError(f"this artefact ({sha256[:12]}…) is already entry {copied[0]} of contest "
+                        f"{state.manifest.id!r}; a method is entered once", file=str(artefact))
 
 
 def _sign(gov: Governance, folder: Path, kind: str, sha256: str, entrant: str, signature: Path | None) -> str:
