@@ -31,7 +31,7 @@ class Made:
 
 
 def record_consent(root: Path, document_dir: Path, dataset: str = DATASET, segments: str = "gold_standard",
-                   uses: tuple[str, ...] = ("evaluation", "ranking")) -> None:
+                   uses: tuple[str, ...] = ("evaluation", "ranking", "public_cards")) -> None:
     """The community's consent record in the contest's own governance folder (what create requires)."""
     doc = document_dir / "consent.txt"
     doc.write_text("The community agrees to this contest's evaluation.\n", encoding="utf-8")

@@ -24,7 +24,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from mt_eval.contest.manifest import GOVERNANCE, governance
+from mt_eval.contest.manifest import GOVERNANCE, governance, require_use
 from mt_eval.contest.ranking import RANKING, read_contest_ranking
 from mt_eval.contest.state import APPROVED, EXECUTED, ContestState, contest_state, contest_view, require_open
 from mt_eval.errors import UserError
@@ -146,6 +146,7 @@ def publish_contest(root: Path, store_url: str, key: Path, identity: CustodianId
     if not state.closed:
         raise UserError(f"contest {state.manifest.id!r} is open; its cards are published after close",
                         hint="mt-eval contest close first")
+    require_use(state.root, state.manifest, "public_cards", "publish the cards of")
     folder = state.root / PUBLIC_DIR
     folder.mkdir(exist_ok=True)
     paths: list[Path] = []

@@ -126,6 +126,17 @@ def governance(root: Path) -> Governance:
     return Governance(Path(root) / GOVERNANCE)
 
 
+def require_use(root: Path, manifest: ContestManifest, use: str, doing: str) -> None:
+    """The community's consent in force for ``use`` of the secret split (``sovereign.consent.USES``): a council
+    that allowed evaluation alone has not allowed its contest to be ranked or its cards published."""
+    from mt_eval.corpus.models import DatasetInfo
+    from mt_eval.sovereign.consent import require_consent
+
+    info = DatasetInfo(id=manifest.dataset, source_language=manifest.source_language,
+                       target_language=manifest.target_language)
+    require_consent(governance(root), info, [SECRET_SEGMENT], use=use, doing=doing)
+
+
 def _ids_sha256(ids: Sequence[int]) -> str:
     return hashlib.sha256(json.dumps(sorted(ids)).encode("ascii")).hexdigest()
 

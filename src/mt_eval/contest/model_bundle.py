@@ -57,7 +57,8 @@ UNDECLARED_VALUES = 4 << 20
 """Values a model may hold beyond its weights' (position tables, biases it builds itself: NLLB-600M's sinusoids are
 1.05M); more, and ``config.json`` describes a model its weights do not fill (``undeclared_values_problem``)."""
 # the model runs outside the sandbox (under its per-run wall clock only: model_run.py), and nmt decodes with the
-# checkpoint's own settings: these bound one entry's work (OPUS-MT ships num_beams 4 / max_length 512, NLLB-200 max_length 200)
+# checkpoint's own settings: these bound one entry's work (OPUS-MT ships num_beams 4 / max_length 512,
+# NLLB-200 max_length 200)
 DECODING_LIMITS = {"num_beams": 8, "max_length": 1024, "max_new_tokens": 1024, "num_return_sequences": 1}
 DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
                "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8, "F64": 8}

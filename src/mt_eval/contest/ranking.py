@@ -28,7 +28,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from mt_eval.contest.manifest import SECRET_SEGMENT, VAULT, governance
+from mt_eval.contest.manifest import SECRET_SEGMENT, VAULT, governance, require_use
 from mt_eval.contest.state import EXECUTED, ContestState, EntryState, contest_state, require_open
 from mt_eval.errors import UserError
 from mt_eval.runcard.seal import sha256_text
@@ -176,6 +176,7 @@ def rank_contest(root: Path, identity: CustodianIdentity, key: Path | Ed25519Pri
     Ranking again (an entry executed later) replaces the file; the log keeps every ranking's hash."""
     state = contest_state(root)
     require_open(state, "rank")
+    require_use(state.root, state.manifest, "ranking", "rank")
     private = private_key(key)
     document = ranking_document(state, identity, private, n_resamples=n_resamples)
     path = Path(root) / RANKING
