@@ -123,3 +123,25 @@ def test_cli_create_show_list(tmp_path: Path) -> None:
     small = runner.invoke(app, other)
     assert small.exit_code == 2 and "the corpus has 200" in small.output, small.output
     assert key.is_file()
+
+
+def test_cli_create_without_a_seed_draws_a_64_bit_one(tmp_path: Path) -> None:
+    """A small seed is found from dev.json's public ids by trying seeds (decisions §84): without --seed the
+    command draws one no search reaches, records it in the organiser's manifest, and the split follows it."""
+    from typer.testing import CliRunner
+
+    from mt_eval.cli import app
+    from mt_eval.contest.manifest import load_contest, split_ids
+    from mt_eval.corpus.loaders import load_corpus
+
+    root = tmp_path / "contests" / "drawn"
+    _, recipient = custodian(tmp_path)
+    record_consent(root, tmp_path)
+    made = CliRunner().invoke(app, ["contest", "create", str(root), "--corpus", str(CORPUS), "--id", "drawn",
+                                    "--title", "drawn", "--organiser", "Council", "--dev-size", "10",
+                                    "--secret-size", "15", "--threshold", "25", "--recipient", recipient])
+    assert made.exit_code == 0, made.output
+    seed = load_contest(root).seed
+    assert seed >= 2**32  # fails with probability 2**-31 for a fair 63-bit draw
+    dev, _ = split_ids([e.id for e in load_corpus(CORPUS).entries], seed, 10, 15)
+    assert sorted(e.id for e in load_corpus(root / "dev.json").entries) == sorted(dev)

@@ -32,7 +32,6 @@ def create(
     contest_id: Annotated[str, opt("The contest's id (lowercase letters, digits, '-').", "--id")],
     title: Annotated[str, opt("The contest's title.", "--title")],
     organiser: Annotated[str, opt("Who runs the contest (recorded in the log and the manifest).", "--organiser")],
-    seed: Annotated[int, opt("The seed of the split (anyone with the corpus and the seed can redo it).", "--seed")],
     dev_size: Annotated[int, opt("Entries in the public development split.", "--dev-size")],
     secret_size: Annotated[int, opt("Entries in the sealed secret split.", "--secret-size")],
     threshold: Annotated[float, opt("Qualifier threshold on the primary metric, on the dev split (chrF++: 0-100).",
@@ -54,6 +53,9 @@ def create(
                                             "--require-signatures")] = False,
     max_artefact_mb: Annotated[int, opt("Largest entry artefact, MiB.", "--max-artefact-mb")] = 256,
     deadline: Annotated[str | None, opt("Last day for entries (YYYY-MM-DD).", "--deadline")] = None,
+    seed: Annotated[int | None, opt("The seed of the split, kept in the organiser's manifest (anyone with the corpus "
+                                    "and the seed can redo it). Default: a random 63-bit seed; a small one can be "
+                                    "found from dev.json's ids by trying seeds.", "--seed")] = None,
 ) -> None:
     """Create a contest: split the corpus with the seed, seal the secret split, write the public dev split.
 
@@ -70,6 +72,10 @@ def create(
     recipients = recipient or ([record.recipient] if record is not None else [])
     if not recipients:
         raise UserError("--recipient or --custody: the secret split is sealed to the custodians' keys")
+    if seed is None:
+        import secrets
+
+        seed = secrets.randbits(63)
     m = create_contest(root, corpus, contest_id=contest_id, title=title, organiser=organiser, seed=seed,
                        dev_size=dev_size, secret_size=secret_size, threshold=threshold, recipients=recipients,
                        custody=record.as_json() if record is not None else None, licence=licence,
