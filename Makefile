@@ -58,7 +58,7 @@ deps: $(DEV_STAMP) apt-test
 demo: deps-demo
 	$(VENV)/bin/mt-eval validate examples/ntrex128-eng-spa.json
 	$(VENV)/bin/mt-eval run --corpus examples/ntrex128-eng-spa.json --method apertium:eng-spa \
-	  --condition demo --out runs/demo/run_card.json
+	  --condition demo --out runs/demo/run_card.json --force
 	$(VENV)/bin/mt-eval verify runs/demo/run_card.json
 	$(VENV)/bin/mt-eval show runs/demo/run_card.json
 	$(VENV)/bin/mt-eval report runs/demo/run_card.json --out runs/demo/report.html --force
