@@ -110,8 +110,20 @@ def test_replay_changes_nothing(cards: dict[str, Path], db_url: str) -> None:
     assert _board(db_url) == before
 
 
-def test_filters_and_sorts(cards: dict[str, Path], db_url: str) -> None:
-    _publish_all(db_url, cards)
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def published(request: pytest.FixtureRequest, cards: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A store holding the five cards, published once per backend for the tests below that only read it (publish
+    rescores every card: the five cost seconds on each backend)."""
+    if request.param == "sqlite":
+        db = register_corpus(str(tmp_path_factory.mktemp("published") / "board.db"))
+    else:
+        db = register_corpus(create_database(request.getfixturevalue("postgres_url")))
+    _publish_all(db, cards)
+    return db
+
+
+def test_filters_and_sorts(cards: dict[str, Path], published: str) -> None:
+    db_url = published
     sha = json.loads(cards["near"].read_text(encoding="utf-8"))["dataset"]["sha256"]
     assert len(_board(db_url, "--dataset", sha[:10])) == 5
     assert len(_board(db_url, "--dataset", "ntrex128-eng-spa-demo")) == 5
@@ -166,9 +178,8 @@ def test_migrations_upgrade_and_downgrade(db_url: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-def test_export_formats(cards: dict[str, Path], db_url: str, fmt: str) -> None:
-    _publish_all(db_url, cards)
-    result = cli("export", "--db", db_url, "--format", fmt)
+def test_export_formats(published: str, fmt: str) -> None:
+    result = cli("export", "--db", published, "--format", fmt)
     assert result.exit_code == 0, result.output
     if fmt == "csv":  # ranked by chrF++ (the registered dataset's key): profile_b beside near
         rows = list(csv.DictReader(io.StringIO(result.output)))
