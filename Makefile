@@ -33,7 +33,9 @@ $(BASE_STAMP): pyproject.toml
 	# every dependency (60 MB); setuptools came with `python -m venv`, and nothing installed needs it (the build
 	# runs in pip's isolated environment). Why the rest is base: docs/decisions.md, "one install, one number".
 	$(PY) -m pip install --quiet --no-compile -e .
-	$(PY) -m pip uninstall --quiet -y setuptools
+	# ...but a development venv keeps it: COMET's torchmetrics imports pkg_resources (a `make demo` after a
+	# pyproject.toml change re-ran this step in the shared dev venv and 21 COMET tests failed)
+	[ -e $(DEV_STAMP) ] || $(PY) -m pip uninstall --quiet -y setuptools
 	touch $@
 
 $(DEV_STAMP): $(BASE_STAMP)
