@@ -29,6 +29,32 @@ def test_parallel_equals_serial(ntrex_dir):
             assert np.isfinite(float(m.aggregate(parallel[m.id].sum(axis=0))))
 
 
+def test_parallel_equals_serial_with_the_spanish_card_on_critical_cases(ntrex_dir):
+    """The bins now send the critical flags, BLEU and TER to the worker and chrF++ beside the analyses
+    (decisions §86): every statistic must be what one process computes, on outputs built to be flagged
+    (a changed number, a dropped name, a lost negation, an empty output, another line's text)."""
+    src = (ntrex_dir / "newstest2019-src.eng.txt").read_text(encoding="utf-8").splitlines()[:48]
+    refs = (ntrex_dir / "newstest2019-ref.spa.txt").read_text(encoding="utf-8").splitlines()[:48]
+    def attack(i: int, ref: str) -> str:
+        words = ref.split()
+        return [ref.replace("1", "7").replace("2", "9"),  # numbers changed
+                " ".join(w for w in words if not w[:1].isupper()) or ref,  # capitalised names dropped
+                ref.replace(" no ", " ").replace("No ", ""),  # negation lost
+                "",  # no output
+                refs[(i + 7) % len(refs)],  # another line: unsupported content
+                ref][i % 6]
+    hyps = [attack(i, r) for i, r in enumerate(refs)]
+    entries = [Entry(id=i + 1, source=s, reference=r) for i, (s, r) in enumerate(zip(src, refs, strict=True))]
+    ctx = MetricContext(entries, language_card("es"), language_card("en"))
+    serial = extract_statistics(metrics_for(ctx.target), hyps, ctx, parallel=False)
+    ctx = MetricContext(entries, language_card("es"), language_card("en"))  # a fresh run cache: nothing shared
+    parallel = extract_statistics(metrics_for(ctx.target), hyps, ctx, parallel=True)
+    assert list(parallel) == list(serial)
+    for metric_id, stats in serial.items():
+        np.testing.assert_array_equal(parallel[metric_id], stats, err_msg=metric_id)
+    assert serial["critical_error_rate"][:, 0].sum() > 0 and serial["hallucination_rate"][:, 0].sum() > 0
+
+
 def test_bins_balance_declared_costs():
     metrics = [m for m in metrics_for(language_card("es")) if m.derives_from is None]
     here, there = _bins(metrics)
