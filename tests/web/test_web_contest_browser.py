@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Dialog, Page
 from review_web_helpers import PASSWORD
-from web_helpers import running_server
+from web_helpers import raw_get, running_server
 
 from mt_eval.accounts.sessions import csrf_token
 from mt_eval.accounts.users import add_account
@@ -105,14 +105,8 @@ def test_an_entrant_submits_through_the_browser(served: dict[str, Any], browser:
                                   "/contests/eng-spa/../../etc/passwd", "/api/contests/..%2feng-spa",
                                   "/contests/eng-spa%2f..%2f..%2fstore.db"])  # fmt: skip
 def test_raw_traversal_in_contest_ids_finds_nothing(served: dict[str, Any], path: str) -> None:
-    host, port = served["base"].removeprefix("http://").split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=10)
-    connection.putrequest("GET", path, skip_accept_encoding=True)
-    connection.endheaders()
-    response = connection.getresponse()
-    body = response.read().decode(errors="replace")
-    connection.close()
-    assert response.status == 404, (path, response.status)
+    status, body = raw_get(served["base"], path)
+    assert status == 404, (path, status)
     assert "root:" not in body and "SQLite" not in body and '"entries"' not in body
 
 

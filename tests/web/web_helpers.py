@@ -7,6 +7,7 @@ grep any response for each secret text without caring how it was escaped.
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import subprocess
@@ -131,3 +132,16 @@ def running_server(db: str, *extra: str) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def raw_get(base: str, path: str) -> tuple[int, str]:
+    """GET ``path`` sent byte for byte (a browser or client library would normalise ``..`` first): status, body."""
+    host, port = base.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        connection.putrequest("GET", path, skip_accept_encoding=True)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, response.read().decode(errors="replace")
+    finally:
+        connection.close()
