@@ -174,11 +174,7 @@ def test_a_withdrawn_consent_stops_a_model_qualifying_before_it_loads(tmp_path: 
     from support.contest import DATASET
 
     made = make_contest(tmp_path)
-    model = tmp_path / "m"
-    model.mkdir()
-    (model / "config.json").write_text(json.dumps({"model_type": "m2m_100"}))
-    blob = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
-    (model / "model.safetensors").write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0" * 4)
+    model = _model(tmp_path / "m")
     submit_entry(made.root, model, entrant="m", kind="model")
     revoke_consent(governance(made.root), DATASET, "es", "the community withdrew")
     with pytest.raises(UserError, match="consent \\(es\\) was revoked"):
@@ -192,11 +188,7 @@ def test_a_model_run_is_killed_at_the_policys_wall_clock(tmp_path: Path) -> None
     from dataclasses import replace
 
     made = make_contest(tmp_path)
-    model = tmp_path / "m"
-    model.mkdir()
-    (model / "config.json").write_text(json.dumps({"model_type": "m2m_100"}))
-    blob = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
-    (model / "model.safetensors").write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0" * 4)
+    model = _model(tmp_path / "m")
     submit_entry(made.root, model, entrant="m", kind="model")
     result = qualify_entry(made.root, 1, policy=replace(TINY, wall_seconds_per_run=1))
     assert (result["passed"], result["score"], result["status"]) == (False, None, "timeout")
@@ -317,11 +309,7 @@ def test_a_model_that_passes_the_checker_but_does_not_load_is_not_qualified(tmp_
     """Valid files, no usable tokenizer: the load fails in transformers (its own classes, no submitted code),
     and the entry is recorded as not qualified (load_failed), not left submitted for ever."""
     made = make_contest(tmp_path)
-    model = tmp_path / "hollow"
-    model.mkdir()
-    (model / "config.json").write_text(json.dumps({"model_type": "m2m_100"}))
-    blob = json.dumps({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
-    (model / "model.safetensors").write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0" * 4)
+    model = _model(tmp_path / "hollow")
     submit_entry(made.root, model, entrant="hollow", kind="model")
     result = qualify_entry(made.root, 1)
     assert (result["passed"], result["score"], result["status"]) == (False, None, "load_failed")
