@@ -247,3 +247,13 @@ def test_the_code_an_auto_map_names_runs_under_trust_remote_code_and_the_checker
     lines = _lines(root)
     assert any(line.startswith("config.json: key 'auto_map' asks to run code shipped with the model") for line in lines)
     assert any(line.startswith("modeling_evil.py: not a file") for line in lines)
+
+
+def test_a_shape_of_hundreds_of_huge_dimensions_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Attack: each dimension under the per-dimension bound, but 400 of them: their product has thousands of
+    digits (Python refuses to print it: a traceback, not a refusal) and a header's worth of them makes the
+    product quadratic in time, on the harness, outside any sandbox clock. Real checkpoints have at most 4."""
+    root = _checkpoint(tmp_path / "m")
+    blob = json.dumps({"w": _tensor("F32", [(1 << 47) + 1] * 400, 0, 4)}).encode()
+    (root / "model.safetensors").write_bytes(struct.pack("<Q", len(blob)) + blob + b"\0" * 4)
+    assert _lines(root) == ["model.safetensors: tensor 'w' has a shape that is not a list of sizes"]

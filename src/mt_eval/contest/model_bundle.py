@@ -52,6 +52,7 @@ MAX_BYTES = 4 << 30  # NLLB-200-distilled-600M is 2.5 GB in safetensors
 MAX_SIDE_BYTES = 64 << 20  # tokenizer.json of NLLB is 17 MB
 MAX_HEADER_BYTES = 16 << 20  # an NLLB-3.3B header is under 200 KB; safetensors' own cap is 100 MB
 MAX_DIM = 1 << 48
+MAX_RANK = 8  # save_pretrained writes tensors of at most 4 dimensions; a long shape is an attack (quadratic product)
 MAX_LAYERS = 128  # NLLB-200 3.3B and mT5-XXL have 24 a side; each layer is Python objects built before any weight loads
 UNDECLARED_VALUES = 4 << 20
 """Values a model may hold beyond its weights' (position tables, biases it builds itself: NLLB-600M's sinusoids are
@@ -196,7 +197,8 @@ def safetensors_problem(fd: int, size: int) -> str | None:
         dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
         if dtype not in DTYPE_BYTES:
             return f"tensor {name!r} has dtype {str(dtype)[:20]!r} (not a safetensors dtype)"
-        if not isinstance(shape, list) or not all(type(d) is int and 0 <= d < MAX_DIM for d in shape):
+        if (not isinstance(shape, list) or len(shape) > MAX_RANK
+                or not all(type(d) is int and 0 <= d < MAX_DIM for d in shape)):
             return f"tensor {name!r} has a shape that is not a list of sizes"
         if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets)
                 and 0 <= offsets[0] <= offsets[1]):
