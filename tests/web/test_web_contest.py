@@ -289,3 +289,17 @@ def test_a_server_without_contests_answers_404(world: dict[str, Any]) -> None:
         assert client.get("/contests").status_code == 404
         assert client.get("/api/contests").status_code == 404
         assert 'href="/contests"' not in client.get("/").text
+
+
+def test_what_submit_entry_would_refuse_is_refused_before_the_upload_is_read(world: dict[str, Any],
+                                                                            tmp_path: Path) -> None:
+    """A contest that requires signed entries (the form carries none), or whose deadline has passed: the web
+    refuses from the headers (403), with submit_entry's own line, not after reading and copying the archive."""
+    contests = tmp_path / "contests"
+    make_contest(contests, name="signed-one", require_signatures=True)
+    make_contest(contests, name="late-one", deadline="2020-01-01")
+    client = client_for(create_app(world["db"], n_resamples=100, contests=contests), "member")
+    for name, why in (("signed-one", "requires a signed submission"), ("late-one", "took entries until 2020-01-01")):
+        assert client.get(f"/contests/{name}/submit").status_code == 403
+        answer = upload(client, name, world["archive"], csrf="not-read")
+        assert answer.status_code == 403 and why in answer.text, (name, answer.status_code, answer.text[:300])

@@ -187,26 +187,33 @@ def _submitting(root: Path) -> Iterator[None]:
         yield
 
 
-def submit_entry(root: Path, artefact: Path, *, entrant: str, kind: Literal["bundle", "model"],
-                 signature: Path | None = None) -> int:
-    """Check ``artefact`` (a folder or an archive), copy it into the contest as entry ``n`` and record
-    ``contest.submit``; returns ``n``. Every refusal is one line and leaves no entry folder behind."""
-    root = Path(root)
-    state = contest_state(root)
+def check_may_submit(state: ContestState, entrant: str, *, signed: bool) -> None:
+    """Everything that refuses ``entrant``'s submission before any byte of it is read (closed, name, membership,
+    deadline, a signature the contest requires, the budget): ``submit_entry`` and the web form ask the same."""
     require_open(state, "submission")
-    manifest, gov = state.manifest, governance(root)
-    if kind not in KINDS:
-        raise UserError(f"--kind {kind!r}: one of {', '.join(KINDS)}", field="--kind")
+    manifest = state.manifest
     if not entrant or len(entrant) > 100 or not all(c.isalnum() or c in "._@+-" for c in entrant):
         raise UserError(f"entrant {entrant[:40]!r} is not 1-100 letters, digits or . _ @ + -", field="--entrant")
     if not manifest.may_submit(entrant):
         raise UserError(f"{entrant!r} is not a member of {manifest.visibility} contest {manifest.id!r}")
     if manifest.deadline is not None and datetime.now(UTC).date().isoformat() > manifest.deadline:
         raise UserError(f"contest {manifest.id!r} took entries until {manifest.deadline} (UTC); submission refused")
-    if signature is None and manifest.require_signatures:
+    if not signed and manifest.require_signatures:
         raise UserError(f"contest {manifest.id!r} requires a signed submission", field="--signature",
                         hint="mt-eval submission sign BUNDLE --key YOUR.key, then --signature BUNDLE.sig")
-    _check_budget(gov, state, entrant)  # refused early here; counted again under the lock before recording
+    _check_budget(governance(state.root), state, entrant)  # counted again under the lock before recording
+
+
+def submit_entry(root: Path, artefact: Path, *, entrant: str, kind: Literal["bundle", "model"],
+                 signature: Path | None = None) -> int:
+    """Check ``artefact`` (a folder or an archive), copy it into the contest as entry ``n`` and record
+    ``contest.submit``; returns ``n``. Every refusal is one line and leaves no entry folder behind."""
+    root = Path(root)
+    state = contest_state(root)
+    if kind not in KINDS:
+        raise UserError(f"--kind {kind!r}: one of {', '.join(KINDS)}", field="--kind")
+    check_may_submit(state, entrant, signed=signature is not None)
+    manifest, gov = state.manifest, governance(root)
     number, folder = _claim(root, len(state.entries))
     scratch = root / ENTRIES / f".incoming-{uuid.uuid4().hex}"
     try:

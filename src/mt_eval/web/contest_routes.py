@@ -33,7 +33,7 @@ from starlette.datastructures import UploadFile
 
 from mt_eval.accounts import sessions
 from mt_eval.accounts.sessions import Visitor
-from mt_eval.contest.entries import KINDS, submit_entry
+from mt_eval.contest.entries import KINDS, check_may_submit, submit_entry
 from mt_eval.contest.manifest import DEV, MANIFEST
 from mt_eval.contest.state import ContestState, ContestView, contest_state, contest_view, list_contests
 from mt_eval.errors import UserError
@@ -197,6 +197,10 @@ def _may_submit(request: Request, contest_id: str, signed_in: Visitor) -> Contes
     if not state.manifest.may_submit(signed_in.account):
         raise HTTPException(status_code=403, detail=f"refused: this {state.manifest.visibility} contest takes "
                                                     "entries from its members only")
+    try:  # deadline, a required signature (the form carries none), the budget: refused before the body is read
+        check_may_submit(state, signed_in.account or "", signed=False)
+    except UserError as refused:
+        raise HTTPException(status_code=403, detail=f"refused: {refused.one_line()}") from None
     return state
 
 
