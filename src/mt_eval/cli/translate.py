@@ -199,15 +199,12 @@ MIN_TOKEN_CHARS = 16
 def _serving_token(host: str, token_env: str | None) -> str | None:
     """The bearer token from ``token_env``; a non-loopback address without one is refused (anyone reaching it
     could spend the method's provider budget)."""
-    import ipaddress
     import os
 
+    from mt_eval.metrics.embeddings.backends import is_loopback
+
     if token_env is None:
-        try:
-            loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            loopback = False
-        if not loopback:
+        if not is_loopback(host):
             raise UserError(f"serving on {host} without a token lets anyone who reaches it run this method (and spend "
                             "its budget)", field="--host",
                             hint="export MT_EVAL_METHOD_TOKEN=$(openssl rand -hex 16) and add --token-env "
