@@ -245,15 +245,18 @@ def test_the_seed_is_in_no_public_view_or_export(tmp_path: Path) -> None:
 
 def test_a_swapped_model_weight_after_qualify_is_refused(tmp_path: Path) -> None:
     """Attack: qualify a model, then swap its weights file for another of the same size in the entry folder."""
+    from mt_eval.contest.execution import execute_entry
+
     made = make_contest(tmp_path)
     submit_entry(made.root, _checkpoint(tmp_path / "model"), entrant="mallory", kind="model")
     record(made.root, "contest.qualify", entry=1, passed=True, score=30.0, reason="")
+    approve_entry(made.root, 1, custodian="custodian-1")
     weights = entry_dir(made.root, 1) / ARTEFACT / "model.safetensors"
     data = bytearray(weights.read_bytes())
     data[-1] ^= 0x7F  # one weight byte: the header still parses, the size is the same
     weights.write_bytes(bytes(data))
     with pytest.raises(UserError, match="entry 1's artefact is not the one submitted"):
-        checked_entry(made.root, contest_state(made.root).entry(1))
+        execute_entry(made.root, 1, made.key)  # the run itself refuses, before the vault is opened
     shutil.rmtree(entry_dir(made.root, 1) / ARTEFACT)
     with pytest.raises(UserError, match="not the one submitted"):
         checked_entry(made.root, contest_state(made.root).entry(1))
@@ -334,9 +337,9 @@ def test_a_log_cut_back_to_before_a_failure_is_refused(tmp_path: Path) -> None:
     log = made.root / "governance" / "audit.jsonl"
     lines = log.read_bytes().splitlines(keepends=True)
     log.write_bytes(b"".join(lines[:-1]))
-    with pytest.raises(UserError):
+    with pytest.raises(UserError, match="lines were removed from or added to the end"):
         contest_state(made.root)
-    with pytest.raises(UserError):
+    with pytest.raises(UserError, match="lines were removed from or added to the end"):
         submit_entry(made.root, apertium_bundle(tmp_path), entrant="mallory", kind="bundle")
 
 
