@@ -19,7 +19,6 @@ card's hash; the per-segment statistics the ranking needs stay in the encrypted 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -89,10 +88,10 @@ def qualify_entry(root: Path, number: int, *, policy: SandboxPolicy | None = Non
     state, entry = _state_for(root, number, SUBMITTED, "qualifying")
     m = state.manifest
     folder = checked_entry(root, entry)
-    if hashlib.sha256((root / DEV).read_bytes()).hexdigest() != m.dev_sha256:  # the split entrants downloaded
+    dev = load_corpus(root / DEV)  # Dataset.sha256: the file's bytes as stored, the ones parsed
+    if dev.sha256 != m.dev_sha256:  # the split entrants downloaded
         raise UserError("dev.json is not the dev split the contest was created with (edited after creation); "
                         "qualifying refused", file=str(root / DEV))
-    dev = load_corpus(root / DEV)
     status = "ok"
     if entry.kind == "bundle":
         from mt_eval.sovereign.bundle import load_bundle

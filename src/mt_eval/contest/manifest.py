@@ -26,7 +26,7 @@ import json
 import random
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -268,11 +268,12 @@ def read_manifest_file(root: Path) -> tuple[ContestManifest, str]:
     return _validated(fields, str(path)), hashlib.sha256(data).hexdigest()
 
 
-def load_contest(root: Path) -> ContestManifest:
+def load_contest(root: Path, events: Sequence[Mapping[str, Any]] | None = None) -> ContestManifest:
     """The contest's manifest, refused (one line) when the log fails verification or when the file is not the
-    one its contest.create event recorded."""
+    one its contest.create event recorded; ``events``: the log's events when the caller has read them already."""
     manifest, digest = read_manifest_file(root)
-    created = [e for e in governance(root).events() if e.get("kind") == "contest.create"]
+    logged = governance(root).events() if events is None else events
+    created = [e for e in logged if e.get("kind") == "contest.create"]
     if not created:
         raise UserError("the contest's audit log has no contest.create event", file=str(Path(root) / GOVERNANCE))
     if created[0].get("manifest_sha256") != digest:

@@ -150,12 +150,12 @@ def _ranking(ev: Mapping[str, Any]) -> Ranking:
 def contest_state(root: Path) -> ContestState:
     """The contest at ``root`` as its verified log stands (the manifest checked against contest.create)."""
     root = Path(root)
-    manifest = load_contest(root)
+    events = read_events(root)  # read and verified once, for the manifest check and the replay
+    manifest = load_contest(root, events)
     entries: dict[int, EntryState] = {}
     closed_at: str | None = None
     ranking: Ranking | None = None
     problems: list[str] = []
-    events = read_events(root)
     for ev in events:
         kind, n = ev.get("kind"), _number(ev)
         if not str(kind).startswith("contest.") or kind in ("contest.create", "contest.publish"):
