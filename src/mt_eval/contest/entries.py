@@ -295,14 +295,8 @@ def approve_entry(root: Path, number: int, *, custodian: str | None = None, shar
     entry = state.entry(number)
     if entry.state != QUALIFIED:
         raise UserError(f"entry {number} is {entry.state}: only a qualified entry is approved", entry=number)
-    own = f"custodian {{}} entered entry {number}: nobody approves their own entry (another custodian does)"
     if share is not None:
         name = str(read_share(share).custodian)
-        if name == entry.entrant:
-            raise UserError(own.format(name), entry=number)
-        if name in entry.approvals:  # checked before custody logs its own approval
-            raise UserError(f"custodian {name} already approved entry {number}", entry=number)
-        approve(root / GOVERNANCE, root / VAULT, share, entry.sha256, SECRET_SEGMENT, custodian)
     elif state.manifest.quorum > 1:
         raise UserError(f"this contest's vault is held by a quorum of {state.manifest.quorum}: approve with your "
                         "custody share", field="--share")
@@ -311,9 +305,12 @@ def approve_entry(root: Path, number: int, *, custodian: str | None = None, shar
     else:
         name = custodian.strip()
     if name == entry.entrant:
-        raise UserError(own.format(name), entry=number)
-    if name in entry.approvals:
+        raise UserError(f"custodian {name} entered entry {number}: nobody approves their own entry (another "
+                        "custodian does)", entry=number)
+    if name in entry.approvals:  # checked before custody logs its own approval
         raise UserError(f"custodian {name} already approved entry {number}", entry=number)
+    if share is not None:
+        approve(root / GOVERNANCE, root / VAULT, share, entry.sha256, SECRET_SEGMENT, custodian)
     return governance(root).record({"kind": "contest.approve", "contest": state.manifest.id, "entry": number,
                                     "custodian": name, "sha256": entry.sha256, "who": custodian or name})
 
