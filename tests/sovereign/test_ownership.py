@@ -280,3 +280,20 @@ def test_the_developer_signs_a_decision_file_away_from_governance(world: World, 
                            "--governance", gov.dir)
     assert code == 0 and "accepted, signed by alice" in output, output
     assert _kinds(gov) == ["ownership_eligible", "ownership_offer", "ownership_accept"]
+
+
+def test_a_method_revoked_after_the_offer_is_neither_accepted_nor_transferred(world: World) -> None:
+    """Governance may revoke at any time (§8.2.6): a revocation between the offer and the decision stops the
+    trail, as it stops a new offer."""
+    gov, bundle = world.gov, world.bundle_sha256
+    offer(gov, world.good, _accepted(world.good), world.terms)
+    accept = sign_decision(gov, bundle, "accept", world.key)
+    gov.revoke(bundle, "the community withdrew consent")
+    with pytest.raises(UserError, match="was revoked"):
+        decide(gov, bundle, "accept", accept)
+    gov.reinstate(bundle, "consent given again")
+    decide(gov, bundle, "accept", accept)
+    gov.revoke(bundle, "cheating found")
+    code, output = _invoke("governance", "ownership", "transfer", world.bundle, "--governance", gov.dir)
+    assert code == 2 and "was revoked" in output, output
+    assert _kinds(gov)[-1] == "ownership_accept"

@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -152,6 +151,7 @@ def _require(gov: Governance, bundle: str, states: tuple[str, ...], doing: str) 
     if current.state not in states:
         raise UserError(f"cannot {doing}: the method of bundle {current.bundle_sha256[:12]}… is {current.state} "
                         f"(only from {' or '.join(states)})", hint="mt-eval governance ownership status BUNDLE")
+    gov.check_not_revoked(current.bundle_sha256, current.method)  # governance may revoke at any step (§8.2.6)
     return current
 
 
@@ -214,8 +214,8 @@ def offer(gov: Governance, card: Mapping[str, Any], verdict: ReviewVerdict, term
     terms_sha = hashlib.sha256(text).hexdigest()
     kept = gov.dir / TERMS_DIR / terms_sha
     kept.parent.mkdir(parents=True, exist_ok=True)
-    if not kept.exists():
-        shutil.copyfile(terms, kept)
+    if not kept.exists():  # the bytes hashed above, not the path read again
+        write_atomic(kept, text, what="the terms")
     common = {"bundle_sha256": bundle, "method": method, "submitter": run.get("submitter"),
               "submitter_key": run.get("submitter_key"), "run_card_hash": digest, "who": who}
     if current is None:
