@@ -362,3 +362,21 @@ def test_a_quorum_vault_needs_its_threshold_of_share_approvals_and_opens_with_sh
         execute_entry(made.root, 1, [read_share(shares[1])], policy=TINY)
     done = execute_entry(made.root, 1, [read_share(s) for s in shares[1:]], policy=TINY)
     assert contest_state(made.root).entry(1).state == EXECUTED and done["value"] > 20.0
+
+
+@pytest.mark.slow
+def test_a_models_run_on_a_quorum_vault_records_whose_approvals_opened_it(tmp_path: Path) -> None:
+    """A bundle's gold run logs its custody on the runner's run event; a model runs in-process, so the contest's
+    own execute event names the split and the custodians whose approvals opened the vault."""
+    from mt_eval.sovereign.custody import keygen, read_share
+
+    record_ = keygen(tmp_path / "shares", 3, 2)
+    made = make_contest(tmp_path, recipients=[record_.recipient], custody=record_.as_json(), threshold=0.0)
+    shares = [tmp_path / "shares" / f"custodian-{i}.share" for i in (1, 2, 3)]
+    submit_entry(made.root, tiny_model(tmp_path), entrant="tiny", kind="model")
+    assert qualify_entry(made.root, 1)["passed"] is True
+    approve_entry(made.root, 1, share=shares[0])
+    approve_entry(made.root, 1, share=shares[2])
+    execute_entry(made.root, 1, [read_share(s) for s in shares[1:]])
+    executed = [e for e in governance(made.root).events() if e["kind"] == "contest.execute"]
+    assert [e["custody"] for e in executed] == [{"split": record_.split, "approved_by": [1, 3]}]

@@ -135,7 +135,7 @@ def execute_entry(root: Path, number: int, identity: Path | Sequence[Share], *,
     state, entry = _state_for(root, number, APPROVED, "execution")
     m, gov = state.manifest, governance(root)
     folder = checked_entry(root, entry)
-    status = "ok"
+    status, custody = "ok", dict[str, Any]()  # a bundle's custody is on the runner's own run event
     if entry.kind == "bundle":
         from mt_eval.sovereign.bundle import load_bundle
         from mt_eval.sovereign.runner import run
@@ -145,7 +145,8 @@ def execute_entry(root: Path, number: int, identity: Path | Sequence[Share], *,
         card, status = evaluation.card, str(evaluation.result["status"])  # the runner stored the full card
     else:
         gov.check_not_revoked(entry.sha256, f"entry-{number}")
-        key, _ = gold_run_key(root / VAULT, identity, gov, entry.sha256, SECRET_SEGMENT)
+        # which custodians' approvals opened the vault goes on the contest's own event (no runner event here)
+        key, custody = gold_run_key(root / VAULT, identity, gov, entry.sha256, SECRET_SEGMENT)
         secret = open_segment(root / VAULT, key, SECRET_SEGMENT)
         require_consent(gov, secret.info, [SECRET_SEGMENT], doing="run on")  # before the model sees one entry
         seconds = (policy or load_policy(root / GOVERNANCE)).wall_seconds_per_run
@@ -157,11 +158,12 @@ def execute_entry(root: Path, number: int, identity: Path | Sequence[Share], *,
     if card is None or value is None:
         reason = f"no entry of the secret split was translated ({status})"
         _write_json(entry_dir(root, number) / RESULT, {"entry": number, "status": status, "reason": reason})
-        gov.record({"kind": "contest.fail", "contest": m.id, "entry": number, "reason": reason, "who": "harness"})
+        gov.record({"kind": "contest.fail", "contest": m.id, "entry": number, "reason": reason, "who": "harness",
+                    **custody})
         return {"entry": number, "status": status, "reason": reason}
     result = {"entry": number, "status": status, "metric": m.primary_metric, "value": value, "ci": ci,
               "composite": composite, "full_run_card_hash": card["run_card_hash"],
               "entries": (card.get("scores") or {}).get("total")}
     _write_json(entry_dir(root, number) / RESULT, result)
-    gov.record({"kind": "contest.execute", "contest": m.id, **result, "who": "harness"})
+    gov.record({"kind": "contest.execute", "contest": m.id, **result, "who": "harness", **custody})
     return result
