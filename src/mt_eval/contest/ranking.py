@@ -31,7 +31,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from mt_eval.contest.manifest import SECRET_SEGMENT, VAULT, governance, require_use
 from mt_eval.contest.state import EXECUTED, ContestState, EntryState, contest_state, require_open
 from mt_eval.errors import UserError
-from mt_eval.runcard.seal import sha256_text
 from mt_eval.runcard.signing import (
     Signature,
     make_signature,
@@ -44,7 +43,7 @@ from mt_eval.runcard.signing import (
 )
 from mt_eval.sovereign.governance import private_key
 from mt_eval.sovereign.public_card import CustodianIdentity, load_full_card
-from mt_eval.sovereign.ranking import comparability, sealed_statistics
+from mt_eval.sovereign.ranking import comparability, ranking_hash, sealed_statistics
 from mt_eval.sovereign.vault import read_manifest
 from mt_eval.stats.bootstrap import DEFAULT_SEED
 from mt_eval.store.rank_key import COMPOSITE, RankKey, parse_key
@@ -80,7 +79,7 @@ def competition_ranks(cluster_of: Sequence[int]) -> list[int]:
 
 def _value(full: Mapping[str, Any], key: RankKey) -> float:
     scores = full.get("scores") or {}
-    value = scores.get(COMPOSITE if key.metric == COMPOSITE else key.metric)
+    value = scores.get(key.metric)
     if isinstance(value, Mapping):  # a card may nest {"value": …}
         value = value.get("value")
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
@@ -164,10 +163,6 @@ def ranking_document(state: ContestState, identity: CustodianIdentity, key: Path
     }  # fmt: skip
     document["ranking_sha256"] = ranking_hash(document)
     return document
-
-
-def ranking_hash(document: Mapping[str, Any]) -> str:
-    return sha256_text(json.dumps({**document, "ranking_sha256": ""}, sort_keys=True, ensure_ascii=False))
 
 
 def rank_contest(root: Path, identity: CustodianIdentity, key: Path | Ed25519PrivateKey, *, signer: str | None = None,
