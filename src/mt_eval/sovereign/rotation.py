@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
 import random
 from collections.abc import Iterator, Sequence
@@ -38,11 +37,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pyrage
 
-from mt_eval.corpus.models import Entry, Segment
+from mt_eval.corpus.models import Segment
 from mt_eval.errors import UserError
 from mt_eval.runcard.signing import write_atomic
 from mt_eval.sovereign.consent import require_consent
@@ -54,9 +52,12 @@ from mt_eval.sovereign.vault import (
     SECRET,
     SealedVault,
     VaultKey,
+    entry_json,
+    json_bytes,
     open_vault,
     parse_recipients,
     read_manifest,
+    segment_counts,
 )
 
 KIND = "rotate_entries"
@@ -81,21 +82,6 @@ class Rotation:
     vault: SealedVault
     moved: tuple[int, ...]
     event: str
-
-
-def _json_bytes(value: Any) -> bytes:  # the vault's own JSON form (vault.py), so hashes match a seal's
-    return (json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
-
-
-def _entry_json(entry: Entry) -> dict[str, Any]:
-    return entry.model_dump(mode="json", exclude_defaults=True)
-
-
-def _counts(entries: Sequence[Entry]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for e in entries:
-        counts[e.segment.value] = counts.get(e.segment.value, 0) + 1
-    return dict(sorted(counts.items()))
 
 
 def _segment(name: str, option: str) -> str:
@@ -227,20 +213,20 @@ def _rotate(vault_dir: Path, key: VaultKey, gov: Governance, source: str, target
         raise UserError(f"refused: the vault's {'secret' if not secret else 'public'} half would be empty",
                         file=str(vault_dir))
     info = full.info.model_dump(mode="json", exclude_none=True)
-    corpus_sha = hashlib.sha256(_json_bytes({"dataset": info, "entries": [_entry_json(e) for e in entries]}))
-    public_bytes = _json_bytes({"dataset": info, "entries": [_entry_json(e) for e in public]})
+    corpus_sha = hashlib.sha256(json_bytes({"dataset": info, "entries": [entry_json(e) for e in entries]}))
+    public_bytes = json_bytes({"dataset": info, "entries": [entry_json(e) for e in public]})
     payload = {"kind": PAYLOAD_KIND, "version": 1, "corpus_sha256": corpus_sha.hexdigest(),
                "public_sha256": hashlib.sha256(public_bytes).hexdigest(), "order": [e.id for e in entries],
-               "entries": [_entry_json(e) for e in secret]}  # fmt: skip
-    secret_bytes = pyrage.encrypt(_json_bytes(payload), parse_recipients(vault.recipients))
+               "entries": [entry_json(e) for e in secret]}  # fmt: skip
+    secret_bytes = pyrage.encrypt(json_bytes(payload), parse_recipients(vault.recipients))
     manifest = dict(vault.manifest)
     manifest.setdefault("sealed_corpus_sha256", vault.corpus_sha256)  # the corpus as first sealed
     manifest |= {"corpus_sha256": corpus_sha.hexdigest(),
                  "entries_rotated_at": datetime.now(UTC).isoformat(timespec="seconds"),
                  "public": {**manifest["public"], "sha256": hashlib.sha256(public_bytes).hexdigest(),
-                            "entries": len(public), "segments": _counts(public)},
+                            "entries": len(public), "segments": segment_counts(public)},
                  "secret": {**manifest["secret"], "sha256": hashlib.sha256(secret_bytes).hexdigest(),
-                            "entries": len(secret), "segments": _counts(secret)}}  # fmt: skip
+                            "entries": len(secret), "segments": segment_counts(secret)}}  # fmt: skip
     # logged first, so a rotation that reached the files is always in the history. A crash before the writes
     # leaves the vault as it was, and its history (walked back from its hash) does not include the event; a
     # crash between them leaves files that disagree with the manifest, which refuse to open rather than mislead
@@ -250,5 +236,5 @@ def _rotate(vault_dir: Path, key: VaultKey, gov: Governance, source: str, target
                         "who": who})  # fmt: skip
     write_atomic(vault.path / SECRET, secret_bytes)
     write_atomic(vault.path / PUBLIC, public_bytes)
-    write_atomic(vault.path / MANIFEST, _json_bytes(manifest))
+    write_atomic(vault.path / MANIFEST, json_bytes(manifest))
     return Rotation(SealedVault(vault.path, manifest), tuple(moved), event)

@@ -99,7 +99,8 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _json_bytes(value: Any) -> bytes:
+def json_bytes(value: Any) -> bytes:
+    """The vault's one JSON form (its files' hashes, and a rotation's re-seal, depend on it)."""
     return (json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -184,14 +185,14 @@ def _segments(names: Iterable[str]) -> list[str]:
     return sorted(set(chosen))
 
 
-def _counts(entries: Iterable[Entry]) -> dict[str, int]:
+def segment_counts(entries: Iterable[Entry]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for e in entries:
         counts[e.segment.value] = counts.get(e.segment.value, 0) + 1
     return dict(sorted(counts.items()))
 
 
-def _entry_json(entry: Entry) -> dict[str, Any]:
+def entry_json(entry: Entry) -> dict[str, Any]:
     return entry.model_dump(mode="json", exclude_defaults=True)
 
 
@@ -213,7 +214,7 @@ def seal(corpus: Path, segments: Sequence[str], recipients: Sequence[str], out: 
     public = [e for e in dataset.entries if e.segment.value not in chosen]
     if not secret:
         raise UserError(f"no entry is in {', '.join(chosen)}: nothing to seal", file=str(corpus),
-                        hint=f"the corpus's segments: {', '.join(_counts(dataset.entries))}")
+                        hint=f"the corpus's segments: {', '.join(segment_counts(dataset.entries))}")
     if not public:
         raise UserError("every entry would be secret: the public corpus would be empty, and preflight needs "
                         "a public development segment", file=str(corpus))
@@ -221,25 +222,25 @@ def seal(corpus: Path, segments: Sequence[str], recipients: Sequence[str], out: 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError("exists and is not an empty folder; a vault is never written over", file=str(out))
     out.mkdir(parents=True, exist_ok=True)
-    public_bytes = _json_bytes({"dataset": dataset.info.model_dump(mode="json", exclude_none=True),
-                                "entries": [_entry_json(e) for e in public]})  # fmt: skip
+    public_bytes = json_bytes({"dataset": dataset.info.model_dump(mode="json", exclude_none=True),
+                                "entries": [entry_json(e) for e in public]})  # fmt: skip
     payload = {"kind": PAYLOAD_KIND, "version": 1, "corpus_sha256": dataset.sha256,
                "public_sha256": _sha256(public_bytes), "order": [e.id for e in dataset.entries],
-               "entries": [_entry_json(e) for e in secret]}  # fmt: skip
-    secret_bytes = pyrage.encrypt(_json_bytes(payload), keys)
+               "entries": [entry_json(e) for e in secret]}  # fmt: skip
+    secret_bytes = pyrage.encrypt(json_bytes(payload), keys)
     manifest = {
         "kind": MANIFEST_KIND, "version": 1, "dataset_id": dataset.info.id, "corpus_sha256": dataset.sha256,
         "corpus_file": Path(corpus).name, "sealed_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "recipients": [str(k) for k in keys], "secret_segments": chosen,
         **({"custody": dict(custody)} if custody is not None else {}),
         "public": {"file": PUBLIC, "sha256": _sha256(public_bytes), "entries": len(public),
-                   "segments": _counts(public)},
+                   "segments": segment_counts(public)},
         "secret": {"file": SECRET, "sha256": _sha256(secret_bytes), "entries": len(secret),
-                   "segments": _counts(secret)},
+                   "segments": segment_counts(secret)},
     }  # fmt: skip
     write_atomic(out / SECRET, secret_bytes)
     write_atomic(out / PUBLIC, public_bytes)
-    write_atomic(out / MANIFEST, _json_bytes(manifest))  # last: a vault without its manifest is unfinished
+    write_atomic(out / MANIFEST, json_bytes(manifest))  # last: a vault without its manifest is unfinished
     return SealedVault(out, manifest)
 
 
@@ -368,7 +369,7 @@ def rotate(vault_dir: Path, identity: VaultKey, new_recipients: Sequence[str],
         raise UserError("--recipient: give at least one new recipient (age1…)")
     vault = read_manifest(vault_dir)
     payload = _decrypt(vault, identity)
-    secret_bytes = pyrage.encrypt(_json_bytes(payload), keys)
+    secret_bytes = pyrage.encrypt(json_bytes(payload), keys)
     manifest = dict(vault.manifest)
     manifest["recipients"] = [str(k) for k in keys]
     manifest.pop("custody", None)
@@ -380,7 +381,7 @@ def rotate(vault_dir: Path, identity: VaultKey, new_recipients: Sequence[str],
     manifest["rotated_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     # The manifest goes first: a crash between the two writes leaves a vault that refuses to open
     # (hash mismatch) rather than one whose manifest names recipients that cannot open it.
-    write_atomic(vault.path / MANIFEST, _json_bytes(manifest))
+    write_atomic(vault.path / MANIFEST, json_bytes(manifest))
     write_atomic(vault.path / SECRET, secret_bytes)
     return SealedVault(vault.path, manifest)
 
