@@ -1,4 +1,5 @@
-"""Adversarial outputs made from references: one copy for the tests and the benchmarks (``support.perturb``).
+"""Adversarial outputs made from references, shared by the tests and the benchmarks (``support.perturb``);
+``benchmarks/adversarial.py`` keeps the issue-22 table's own variants (numbers +3, per-line seeds).
 
 These build what a gamer or a broken system would submit (word salad, typos, changed numbers, a flipped
 negation, ordinary damage), to check that metrics score it badly; they are test data, not the domain's own
