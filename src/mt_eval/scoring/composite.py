@@ -68,11 +68,12 @@ def word_order(values: Mapping[str, float | np.ndarray | None]) -> float | np.nd
     return float(out) if out.ndim == 0 else out
 
 
-def credit(metric_id: str, value: float | np.ndarray,
-           values: Mapping[str, float | np.ndarray | None]) -> float | np.ndarray:
+def credit(metric_id: str, value: float | np.ndarray, values: Mapping[str, float | np.ndarray | None],
+           order: float | np.ndarray) -> float | np.ndarray:
     """``normalise`` under ``anchored-2``: hallucination and analyser acceptance saturate at the human
     references' level, and an exact or equivalent match earns at least chrF++/100 × word order (a near miss,
-    one typo in twenty words, is not a full miss; an exact match still earns more than any near one)."""
+    one typo in twenty words, is not a full miss; an exact match still earns more than any near one).
+    ``order``: ``word_order(values)``, computed once by the caller (per bootstrap resample, not per metric)."""
     if metric_id == "hallucination_rate":
         return np.minimum(1.0, (1.0 - value) / (1.0 - HUMAN_HALLUCINATION))
     if metric_id == "fst_acceptance_rate":
@@ -81,7 +82,7 @@ def credit(metric_id: str, value: float | np.ndarray,
     if metric_id in MATCHES and _available(chrf):
         assert chrf is not None
         # near in characters and in word order: permuted words are no near miss
-        return np.maximum(value, np.asarray(chrf, dtype=np.float64) / 100.0 * word_order(values))
+        return np.maximum(value, np.asarray(chrf, dtype=np.float64) / 100.0 * order)
     return normalise(metric_id, value)
 
 
@@ -199,7 +200,7 @@ def composite(values: Mapping[str, float | np.ndarray | None], profile: Weights,
         if not _available(value):
             continue
         assert value is not None
-        norm = credit(metric_id, value, values) if rule == ANCHORED_2 else normalise(metric_id, value)
+        norm = credit(metric_id, value, values, order) if rule == ANCHORED_2 else normalise(metric_id, value)
         term = weight * norm
         if metric_id in REFERENCE_FREE:
             term = term * scale
