@@ -166,7 +166,7 @@ def submit_form(request: Request, contest_id: ContestId) -> Response:
 async def submit(request: Request, contest_id: ContestId) -> Response:
     # who and where first, from the headers alone: no byte of the body is read for one who may not submit
     signed_in = require_account(request)
-    state = _may_submit(request, contest_id, signed_in)
+    state = await run_in_threadpool(_may_submit, request, contest_id, signed_in)  # reads and verifies the log
     limit = upload_limit(state)
     form = await bounded_form(request, limit + FORM_OVERHEAD)
     if not sessions.csrf_ok(signed_in.session_id, field(form, "csrf")):
@@ -180,14 +180,22 @@ async def submit(request: Request, contest_id: ContestId) -> Response:
         return _form(request, state, signed_in, 400, f"kind must be one of {', '.join(KINDS)}", kind)
     entrant = str(signed_in.account)
     checked_kind: Literal["bundle", "model"] = "model" if kind == "model" else "bundle"
+    # the copy to disk (up to the limit) and the checks run off the event loop: other requests are not held up
+    number = await run_in_threadpool(_save_and_submit, upload, limit, state, entrant, checked_kind)
+    if isinstance(number, str):
+        return _form(request, state, signed_in, 400, number, kind)
+    return RedirectResponse(f"/contests/{state.manifest.id}/entries/{number}", status_code=303)
+
+
+def _save_and_submit(upload: UploadFile, limit: int, state: ContestState, entrant: str,
+                     kind: Literal["bundle", "model"]) -> int | str:
+    """The entry's number, or submit_entry's one-line refusal as the entrant may read it."""
     with saved_archive(upload, limit) as archive:
         try:
-            number = await run_in_threadpool(submit_entry, state.root, archive, entrant=entrant, kind=checked_kind)
+            return submit_entry(state.root, archive, entrant=entrant, kind=kind)
         except UserError as refused:
             # the one line names our temporary file and the server's folders: the entrant reads names of theirs
-            line = refused.one_line().replace(str(archive), "the archive").replace(str(state.root), state.manifest.id)
-            return _form(request, state, signed_in, 400, line, kind)
-    return RedirectResponse(f"/contests/{state.manifest.id}/entries/{number}", status_code=303)
+            return refused.one_line().replace(str(archive), "the archive").replace(str(state.root), state.manifest.id)
 
 
 def _may_submit(request: Request, contest_id: str, signed_in: Visitor) -> ContestState:
