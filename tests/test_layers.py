@@ -23,7 +23,7 @@ ENTRY_POINTS = {"mt_eval.__main__"}  # ``python -m mt_eval`` runs the CLI
 # of one layer do not import each other. ``mt_eval`` itself (its lazy public face) is at the top.
 LAYERS: list[list[str]] = [
     ["errors", "version", "lazy", "plugins", "stats", "hashing"],
-    ["languages", "providers"],
+    ["languages", "providers", "extras"],
     ["catalog", "analyzers"],
     ["corpus"],
     ["methods"],

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from base_install import blocked_modules
 
 import mt_eval
 from data_paths import MQM_TED
@@ -26,8 +25,10 @@ from mt_eval.comparison import compare
 from mt_eval.errors import UserError
 from mt_eval.languages import langid
 from mt_eval.runcard.verify import detector_problem, verify_card
+from support.base_install import blocked_modules
 
 HERE = Path(__file__).resolve().parent
+BASE_INSTALL = HERE.parent / "support" / "base_install.py"
 SCRIPT = """
 import csv, json, sys
 import mt_eval
@@ -47,7 +48,7 @@ def _score(tmp: Path, name: str, n: int, base: bool) -> tuple[dict[str, object],
     script = tmp / "score.py"
     script.write_text(SCRIPT, encoding="utf-8")
     out = tmp / f"{name}.json"
-    runner = [str(HERE / "base_install.py")] if base else []
+    runner = [str(BASE_INSTALL)] if base else []
     done = subprocess.run([sys.executable, *runner, str(script), str(MQM_TED / "ted_ende.src_ref_hyp_mqm.tsv"),
                            str(n), str(out)], capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -105,15 +105,17 @@ def verify(
 def _signatures(card: Path, checks: list[SignatureCheck], db: str | None) -> None:
     """``verify``'s signature report; exit 1 when a signature beside the card is invalid."""
     from mt_eval.render.signatures import signature_lines
-    from mt_eval.store import open_store, resolve_url
-    from mt_eval.store.db import display
-    from mt_eval.store.keys import lookup_keys
 
-    registry = None
-    if db is not None:
+    registry, where = None, ""
+    if db is not None:  # the store is the optional 'store' extra: verify without --db needs none of it
+        from mt_eval.store import open_store, resolve_url
+        from mt_eval.store.db import display
+        from mt_eval.store.keys import lookup_keys
+
         with open_store(db) as store:
             registry = lookup_keys(store, [c.signature.key_id for c in checks])
-    for line in signature_lines(checks, registry, display(resolve_url(db))):
+        where = display(resolve_url(db))
+    for line in signature_lines(checks, registry, where):
         out.print(line, highlight=False, soft_wrap=True)
     bad = [c for c in checks if not c.valid]
     if bad:

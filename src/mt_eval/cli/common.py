@@ -25,6 +25,7 @@ from typer.core import TyperGroup
 
 from mt_eval.engine.journal import DEFAULT_RUNS_DIR as API_RUNS_DIR
 from mt_eval.errors import CorpusError, UserError
+from mt_eval.extras import missing_extra
 from mt_eval.methods.llm import LLMSettings
 from mt_eval.metrics.embeddings.backends import API_KEY_ENV as SEMANTIC_KEY_ENV
 from mt_eval.metrics.embeddings.backends import BACKENDS as SEMANTIC_BACKENDS
@@ -118,6 +119,11 @@ class GuardedGroup(TyperGroup):
                 raise
             lines = exc.lines() if isinstance(exc, CorpusError) else [exc.one_line()]
             fail(lines, exc.exit_code)
+        except ModuleNotFoundError as exc:  # an optional extra's module (store, web, sign): one line naming it
+            missing = missing_extra(exc)
+            if missing is None or _state["debug"]:
+                raise
+            fail([missing.one_line()], missing.exit_code)
 
 
 def sub_app(name: str, help_text: str) -> typer.Typer:

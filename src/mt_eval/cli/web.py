@@ -34,7 +34,7 @@ def serve(
 
     Example: mt-eval serve --db mt-eval.db --port 8000 --public-url https://review.example.org
     """
-    from mt_eval.accounts.links import check_base_url
+    # web.app before accounts.links: without the web extra, the one line names 'web', not 'store' only
     from mt_eval.web.app import serve as run_server
 
     if not 0 < port < 65536:
@@ -42,6 +42,8 @@ def serve(
     if contests is not None and not contests.is_dir():
         raise UserError("--contests must be a folder of contest roots", file=str(contests),
                         hint="make one with mt-eval contest create")
+    from mt_eval.accounts.links import check_base_url
+
     run_server(db, host, port, cookie_secure=secure_cookies,
                public_url=check_base_url(public_url) if public_url is not None else None,
                contests=contests.resolve() if contests is not None else None)

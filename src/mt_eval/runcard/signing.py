@@ -32,11 +32,13 @@ import stat
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+# cryptography is the optional ``sign`` extra, imported where a key is used: reading a card without a ``.sig``
+# beside it (``verify`` in the demo's base install) needs none of it, and a signed card asks for the extra.
 
 from mt_eval.errors import UserError
 from mt_eval.runcard.io import read_card_json, write_atomic
@@ -116,6 +118,9 @@ class PublicKey:
         return " ".join(p for p in (PUBLIC_PREFIX, self.b64, self.signer) if p) + "\n"
 
     def verifies(self, signature: bytes, message: bytes) -> bool:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
         try:
             Ed25519PublicKey.from_public_bytes(self.raw).verify(signature, message)
         except InvalidSignature:
@@ -172,6 +177,10 @@ def read_small(path: Path, what: str, limit: int = 64 * 1024) -> bytes:
 
 def read_private_key(path: str | Path) -> Ed25519PrivateKey:
     """The private key at ``path``: PKCS#8 PEM, unencrypted, Ed25519, readable by its owner only."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     p = Path(path)
     data = read_small(p, "private key")
     if data.lstrip().startswith(PUBLIC_PREFIX.encode()) or b"PUBLIC KEY" in data:
@@ -192,6 +201,8 @@ def read_private_key(path: str | Path) -> Ed25519PrivateKey:
 
 
 def public_of(private: Ed25519PrivateKey, signer: str | None = None) -> PublicKey:
+    from cryptography.hazmat.primitives import serialization
+
     raw = private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return PublicKey(raw, signer)
 
@@ -205,6 +216,9 @@ def public_path(private_path: str | Path) -> Path:
 def new_key(path: str | Path, signer: str | None = None) -> tuple[Path, Path, PublicKey]:
     """Make a key pair: the private key at ``path`` (0600, never over an existing file) and the
     public key beside it (``public_path``). Returns both paths and the public key."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     p, pub_path = Path(path), public_path(path)
     signer = _signer(signer, None, "signer")
     for target in (p, pub_path):

@@ -56,7 +56,8 @@ def blocked_modules() -> set[str]:
     """Top-level modules that only [dev]-only distributions provide."""
     project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]
     base = closure(project["dependencies"])
-    dev_only = closure(project["optional-dependencies"]["dev"]) - base
+    # the dev extra names the project's own extras (mt-eval[store,…]): the project itself is never refused
+    dev_only = closure(project["optional-dependencies"]["dev"]) - base - {_name(project["name"])}
     return {module for module, dists in md.packages_distributions().items()
             if dists and all(_name(d) in dev_only for d in dists) and not module.startswith("_")}
 
