@@ -54,6 +54,7 @@ def test_the_registry_records_training_languages_and_auto_picks_africomet_for_af
     assert MODELS["wmt22-cometkiwi-da"].reference_free and MODELS["africomet-qe-stl"].reference_free
 
 
+@pytest.mark.slow  # COMET's own predict beside ours (torch): 8-9 s, the slow stage
 def test_auto_chooses_africomet_for_yoruba_from_mt_eval_models(models_dir: Path) -> None:
     config = CometConfig.parse("auto", target="yo")
     assert config.registered == "africomet-stl" and config.model_name == "africomet-stl"

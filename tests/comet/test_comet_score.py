@@ -51,6 +51,7 @@ def _reference_scores(model_dir: Path, triples: list[dict[str, str]]) -> tuple[l
     return [float(s) for s in prediction.scores], float(prediction.system_score)
 
 
+@pytest.mark.slow  # COMET's own predict beside ours (torch): 8-9 s, the slow stage
 def test_values_equal_comets_own_predict_per_entry_and_system(tiny: dict[str, Path]) -> None:
     metric = CometScore(CometConfig.parse(str(tiny["a"])))
     stats = metric.statistics(OUTPUTS, _ctx())

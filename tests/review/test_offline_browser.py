@@ -16,6 +16,9 @@ from data_paths import NTREX
 from mt_eval.render.html.review_offline import batch_page
 from mt_eval.review.offline import Batch, BatchGroup, BatchItem
 
+# the slow stage (make test-slow; CI's second stage runs it on every submission): headless Chromium
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:

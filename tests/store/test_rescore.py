@@ -196,6 +196,7 @@ def _check_against_fresh_score(db: str, tmp_path: Path, folder: Path, old_hash: 
     assert row["composite"]["value"] == pytest.approx(fresh["scores"]["composite"])
 
 
+@pytest.mark.slow  # two backends, every card rescored on each: 12 s (stage 2, decisions §87)
 def test_round_trip_same_on_sqlite_and_postgresql(cards: dict[str, Path], tmp_path: Path, postgres_url: str) -> None:
     """publish → leaderboard → export → rescore → leaderboard → export, on both databases: the same."""
     results, stamps = {}, {}

@@ -95,6 +95,7 @@ def _comparable(card: dict[str, object]) -> dict[str, object]:
     return scores
 
 
+@pytest.mark.slow  # a local Ray cluster: the slow stage (CI's second stage runs it on every submission)
 def test_ray_executor_gives_the_local_executor_s_cards(ray_cluster: Cluster, local_sweep: LocalSweep,
                                                        ray_address: str, tmp_path: Path) -> None:
     runs = tmp_path / "runs"
@@ -138,6 +139,7 @@ def test_the_driver_writes_the_card_a_remote_worker_sent(local_sweep: LocalSweep
     assert verified.exit_code == 0, verified.output  # the seal and its statistics sidecar, as written there
 
 
+@pytest.mark.slow  # a local Ray cluster: the slow stage (CI's second stage runs it on every submission)
 def test_ray_tasks_get_the_key_variable_their_cells_name(ray_address: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The cluster was started without the key: only the driver has it, and hands it to its tasks."""

@@ -19,6 +19,9 @@ import pytest
 from playwright.sync_api import Browser
 from web_helpers import running_server
 
+# the slow stage (make test-slow; CI's second stage runs it on every submission): headless Chromium
+pytestmark = pytest.mark.slow
+
 WIDTH = 1400
 OPTIONAL = {"cost / entry $": "cost_per_entry_usd", "latency s": "avg_latency_seconds",
             "cost-adjusted": "cost_adjusted"}  # fmt: skip

@@ -15,6 +15,9 @@ import pytest
 from playwright.sync_api import Browser, Dialog, Page
 from web_helpers import XSS, raw_get, running_server
 
+# the slow stage (make test-slow; CI's second stage runs it on every submission): headless Chromium
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def server(board_db: str) -> Iterator[str]:

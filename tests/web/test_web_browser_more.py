@@ -29,6 +29,9 @@ from mt_eval.review.campaign import assign, create_campaign
 from mt_eval.review.online import record_rating
 from mt_eval.store import open_store
 
+# the slow stage (make test-slow; CI's second stage runs it on every submission): headless Chromium
+pytestmark = pytest.mark.slow
+
 # each calls __hit(name) if it runs; the init script defines __hit and records the names
 PAYLOADS = {
     "script": "<script>__hit('script')</script>",

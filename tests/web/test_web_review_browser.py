@@ -31,6 +31,9 @@ from mt_eval.review.online import online_batch, record_rating
 from mt_eval.store import open_store
 from mt_eval.store.models import ReviewCampaign, ReviewRating
 
+# the slow stage (make test-slow; CI's second stage runs it on every submission): headless Chromium
+pytestmark = pytest.mark.slow
+
 RATED_IN_BROWSER = 3
 
 
