@@ -21,6 +21,10 @@ from mt_eval.metrics.comet import CometConfig, CometScore
 from mt_eval.metrics.comet_models import AFRICAN, MODELS, choose, lookup
 from mt_eval.metrics.opt_in import card_blocks
 
+# the slow stage (CI's second stage runs it on every submission): COMET checkpoints built and loaded with
+# torch, 8 s per module before the first test
+pytestmark = pytest.mark.slow
+
 SRC = ["The cat sat on the mat.", "Rain is expected tomorrow.", "He bought three books."]
 REF = ["El gato se sentó en la alfombra.", "Se espera lluvia mañana.", "Compró tres libros."]
 OUT = ["El gato se sentó en la alfombra.", "Mañana lloverá.", ""]
@@ -54,7 +58,6 @@ def test_the_registry_records_training_languages_and_auto_picks_africomet_for_af
     assert MODELS["wmt22-cometkiwi-da"].reference_free and MODELS["africomet-qe-stl"].reference_free
 
 
-@pytest.mark.slow  # COMET's own predict beside ours (torch): 8-9 s, the slow stage
 def test_auto_chooses_africomet_for_yoruba_from_mt_eval_models(models_dir: Path) -> None:
     config = CometConfig.parse("auto", target="yo")
     assert config.registered == "africomet-stl" and config.model_name == "africomet-stl"

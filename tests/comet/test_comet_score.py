@@ -29,6 +29,10 @@ from mt_eval.scoring.pipeline import quality_scores, score_outputs
 from mt_eval.scoring.profiles import CALIBRATION_NORMALISATION, PROFILES
 from mt_eval.stats.config import BootstrapConfig
 
+# the slow stage (CI's second stage runs it on every submission): COMET checkpoints built and loaded with
+# torch, 8 s per module before the first test
+pytestmark = pytest.mark.slow
+
 N = 8
 SRC = (NTREX / "newstest2019-src.eng.txt").read_text(encoding="utf-8").splitlines()[350:350 + N]
 REF = (NTREX / "newstest2019-ref.spa.txt").read_text(encoding="utf-8").splitlines()[350:350 + N]
@@ -51,7 +55,6 @@ def _reference_scores(model_dir: Path, triples: list[dict[str, str]]) -> tuple[l
     return [float(s) for s in prediction.scores], float(prediction.system_score)
 
 
-@pytest.mark.slow  # COMET's own predict beside ours (torch): 8-9 s, the slow stage
 def test_values_equal_comets_own_predict_per_entry_and_system(tiny: dict[str, Path]) -> None:
     metric = CometScore(CometConfig.parse(str(tiny["a"])))
     stats = metric.statistics(OUTPUTS, _ctx())

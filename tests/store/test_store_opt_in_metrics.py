@@ -147,6 +147,7 @@ def test_a_tampered_judge_value_is_refused_even_with_the_judge(made: dict[str, A
     assert count(db) == 0
 
 
+@pytest.mark.slow  # COMET through torch: the slow stage, with tests/comet
 def test_comet_card_needs_its_checkpoint(made: dict[str, Any], tiny: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "comet.json"
     scored = cli(*made["common"], "--system", "comet", "-o", out, "--comet-model", tiny["a"])
