@@ -10,13 +10,17 @@ the two on every input they try).
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
 from pathlib import Path
+from typing import Any
 
 CACHE_ENV = "XDG_CACHE_HOME"
 BUILD_TIMEOUT = 300  # seconds per compiler step
@@ -66,3 +70,23 @@ def compiled(name: str, files: Mapping[str, str | bytes], main: str, cflags: Seq
     except (OSError, subprocess.TimeoutExpired):
         return None
     return target
+
+
+@cache
+def c_function(package: str, source: str, symbol: str, restype: Any, argtypes: tuple[Any, ...],
+               cflags: tuple[str, ...] = ("-O2", "-fPIC"), ldflags: tuple[str, ...] = ("-shared",)) -> Any | None:
+    """``symbol`` of the C file ``source`` shipped in ``package``, compiled once per machine, typed; or None (no
+    compiler, no source file in this install, a failed build): the caller's Python path then."""
+    try:
+        text = resources.files(package).joinpath(source).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    path = compiled(Path(source).stem, {source: text}, source, cflags, ldflags, ("-lm",))
+    if path is None:
+        return None
+    try:
+        function = ctypes.CDLL(str(path))[symbol]
+    except (OSError, AttributeError):
+        return None
+    function.restype, function.argtypes = restype, list(argtypes)
+    return function

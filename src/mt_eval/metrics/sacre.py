@@ -18,6 +18,7 @@ import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
 from mt_eval.languages.card import LanguageCard, require_bleu_tokenizer
+from mt_eval.metrics import chrf_native
 from mt_eval.metrics.base import Level, MetricBase, MetricContext
 from mt_eval.metrics.ter_bound import MAX_SHIFT_EXCESS, SHIFT_BUDGET, BoundedTER, recorded_budget
 
@@ -107,7 +108,9 @@ class ChrFBase(SacreMetric):
         metric = self.scorer(ctx.target)
         if metric.lowercase or metric.whitespace or multi_reference(ctx):
             return super().statistics(hypotheses, ctx)  # several references: sacrebleu's own best-of-references
-        rows = [_chrf_row(metric, hyp, e.reference) for hyp, e in zip(hypotheses, ctx.entries, strict=True)]
+        rows = chrf_native.rows(metric, hypotheses, [e.reference for e in ctx.entries])  # the C twin, if built
+        if rows is None:
+            rows = [_chrf_row(metric, hyp, e.reference) for hyp, e in zip(hypotheses, ctx.entries, strict=True)]
         return np.asarray(rows, dtype=np.float64).reshape(len(hypotheses), -1)
 
     def vector(self, sums: np.ndarray) -> np.ndarray:

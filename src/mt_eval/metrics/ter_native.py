@@ -12,40 +12,23 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from sacrebleu.metrics import lib_ter
 
-from mt_eval.native import compiled
+from mt_eval.native import c_function
 
 EditDistance = Callable[[list[str]], tuple[int, str]]
-CFLAGS = ("-O2", "-fPIC")
-LDFLAGS = ("-shared",)
 # cells of one edit-distance matrix (9 bytes each): beyond this (an 8,000-word line against an 8,000-word
 # reference) sacrebleu's own class, whose Python rows are larger still, is called as before
 MAX_CELLS = 1 << 26
 
 
-@cache
 def _function() -> Any | None:
     """``ter_edit_distance`` from the compiled library, or None (no compiler, no source, a failed build)."""
-    try:
-        source = resources.files("mt_eval.metrics").joinpath("ter_edit.c").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    path = compiled("ter-edit", {"ter_edit.c": source}, "ter_edit.c", CFLAGS, LDFLAGS, ("-lm",))
-    if path is None:
-        return None
-    try:
-        function = ctypes.CDLL(str(path)).ter_edit_distance
-    except (OSError, AttributeError):
-        return None
     int32_p = ctypes.POINTER(ctypes.c_int32)
-    function.restype = ctypes.c_int64
-    function.argtypes = [int32_p, ctypes.c_int32, int32_p, ctypes.c_int32, ctypes.c_char_p, int32_p]
-    return function
+    return c_function("mt_eval.metrics", "ter_edit.c", "ter_edit_distance", ctypes.c_int64,
+                      (int32_p, ctypes.c_int32, int32_p, ctypes.c_int32, ctypes.c_char_p, int32_p))
 
 
 class NativeEditDistance:
