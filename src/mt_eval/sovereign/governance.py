@@ -101,15 +101,26 @@ class Governance:
     # ------------------------------------------------------------ the log
 
     @contextmanager
-    def _locked(self) -> Iterator[None]:
-        """One writer at a time (two runs finishing together must not interleave their lines)."""
+    def _locked(self, *, shared: bool = False) -> Iterator[None]:
+        """One writer at a time (two runs finishing together must not interleave their lines); readers share the
+        lock, so that none reads the log between a line's append and the head's update (one of four concurrent
+        contest submissions was refused "the audit log fails verification" instead of by the budget)."""
+        if shared and not self.dir.is_dir():  # nothing written yet: nothing to wait for, and no folder made
+            yield
+            return
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             fh = (self.dir / LOCK).open("a")
         except OSError as exc:
-            raise UserError(f"cannot use the governance folder: {exc.strerror or exc}", file=str(self.dir)) from None
+            if not shared:
+                raise UserError(f"cannot use the governance folder: {exc.strerror or exc}",
+                                file=str(self.dir)) from None
+            fh = None  # a folder this process cannot write (a read-only copy): no writer here to wait for
+        if fh is None:
+            yield
+            return
         with fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
+            fcntl.flock(fh, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             yield
 
     def _lines(self) -> list[bytes]:
@@ -123,7 +134,12 @@ class Governance:
 
     def verify_log(self) -> list[str]:
         """Every break in the chain (empty: the log is intact). Each problem names its line."""
-        lines, prev, problems = self._lines(), GENESIS, []
+        with self._locked(shared=True):
+            return self._problems(self._lines())
+
+    def _problems(self, lines: list[bytes]) -> list[str]:
+        """``verify_log`` of lines read under the lock (the head is read here too, under the same lock)."""
+        prev, problems = GENESIS, []
         for i, raw in enumerate(lines, start=1):
             try:
                 obj = json.loads(raw)
@@ -154,8 +170,9 @@ class Governance:
         except (OSError, ValueError, KeyError, TypeError):
             return (-1, "unreadable")
 
-    def _require_intact(self) -> None:
-        problems = self.verify_log()
+    def _require_intact(self, lines: list[bytes]) -> None:
+        """Refuse a log that fails verification (``lines`` read under the lock the caller holds)."""
+        problems = self._problems(lines)
         if problems:
             raise UserError(f"the audit log fails verification ({problems[0]}); refused until governance "
                             "restores it", file=str(self.log_path), hint="mt-eval governance audit")
@@ -177,8 +194,8 @@ class Governance:
             fields["reported_when"] = str(fields.pop("when"))
         _no_secrets(fields)
         with self._locked():
-            self._require_intact()
             lines = self._lines()
+            self._require_intact(lines)
             prev = line_hash(lines[-1]) if lines else GENESIS
             body = {**fields, "seq": len(lines) + 1, "prev": prev,
                     "when": datetime.now(UTC).isoformat(timespec="microseconds")}  # fmt: skip
@@ -198,8 +215,10 @@ class Governance:
 
     def events(self) -> list[dict[str, Any]]:
         """Every event of a verified log (``UserError`` when it fails verification), each with its ``hash``."""
-        self._require_intact()
-        return [{**json.loads(raw), "hash": line_hash(raw)} for raw in self._lines()]
+        with self._locked(shared=True):  # the lines verified are the lines returned
+            lines = self._lines()
+            self._require_intact(lines)
+        return [{**json.loads(raw), "hash": line_hash(raw)} for raw in lines]
 
     # ------------------------------------------------------------ policy
 
