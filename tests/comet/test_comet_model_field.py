@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import mt_eval
 from mt_eval.corpus.models import Dataset, DatasetInfo, Entry
 from mt_eval.languages.card import language_card
@@ -12,6 +14,9 @@ from mt_eval.methods.base import MethodClass, MethodIdentity, Translation
 from mt_eval.metrics.comet import CometConfig, CometScore
 from mt_eval.runcard.builder import RunInfo, build_card
 from mt_eval.stats.config import BootstrapConfig
+
+# the slow stage (CI's second stage runs it on every submission): it imports torch (6-8 s per process)
+pytestmark = pytest.mark.slow
 
 SRCS = ["The cat sat on the mat.", "It will rain in Madrid tomorrow."]
 REFS = ["El gato se sentó en la alfombra.", "Mañana lloverá en Madrid."]

@@ -20,6 +20,9 @@ from mt_eval.methods.base import MethodClass, TranslationRequest
 from mt_eval.methods.nmt import NMTMethod, NMTSettings, nllb_code
 from support.nmt import build_tiny_marian, build_tiny_nllb
 
+# the slow stage (CI's second stage runs it on every submission): it imports torch (6-8 s per process)
+pytestmark = pytest.mark.slow
+
 SOURCES = ["The cat sleeps on the mat.", "Hello world.", "How are you?", "The mat.", "Hello, cat!"]
 REFERENCES = ["El gato duerme en la alfombra.", "Hola mundo.", "¿Cómo estás?", "La alfombra.", "¡Hola, gato!"]
 

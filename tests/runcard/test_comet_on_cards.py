@@ -20,6 +20,9 @@ from mt_eval.cli import app
 from mt_eval.runcard.layout import dumps
 from mt_eval.runcard.seal import card_hash
 
+# the slow stage (CI's second stage runs it on every submission): it imports torch (6-8 s per process)
+pytestmark = pytest.mark.slow
+
 COMET_TESTS = Path(__file__).resolve().parents[1] / "comet"
 sys.path.insert(0, str(COMET_TESTS))  # the fixture imports tiny_comet from there
 _spec = importlib.util.spec_from_file_location("comet_fixtures", COMET_TESTS / "conftest.py")

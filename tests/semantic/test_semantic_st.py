@@ -24,6 +24,9 @@ from mt_eval.metrics.base import MetricContext
 from mt_eval.metrics.embeddings import MODEL_DIR_ENV, SemanticConfig, build_backend
 from mt_eval.metrics.semantic import SemanticScore, baseline_for
 
+# the slow stage (CI's second stage runs it on every submission): it imports torch (6-8 s per process)
+pytestmark = pytest.mark.slow
+
 N = 12
 REFS = (NTREX / "newstest2019-ref.spa.txt").read_text(encoding="utf-8").splitlines()[200:200 + N]
 # outputs: each reference without its last word (close to its own reference, far from the others)
