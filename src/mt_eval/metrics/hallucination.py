@@ -28,12 +28,14 @@ null) are rescored with the word-level rate they were written with (``hallucinat
 from __future__ import annotations
 
 import unicodedata
+import weakref
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
 
 import numpy as np
 
+from mt_eval.analyzers.base import Analyser
 from mt_eval.analyzers.registry import analyser_for
 from mt_eval.languages.card import LanguageCard
 from mt_eval.metrics.base import MetricContext
@@ -165,6 +167,31 @@ def entry_row(ws: list[str], analyses: dict[str, tuple[str, ...]], support: Sour
     return float(flagged), float(content > 0)
 
 
+# What each source text supports, kept across runs: every system scored on a test set reads the same sources (a
+# sweep's cells, a store publishing or rescoring cards, compare rebuilding them), and a SourceSupport also keeps
+# its cognate answers, which outputs of the same source repeat. Keyed per source analyser (an analyser a plugin
+# replaces starts afresh) by (dictionary file, source language, text); a support depends on nothing else.
+_SUPPORTS: weakref.WeakKeyDictionary[Analyser, dict[tuple[str, str, str], SourceSupport]] = weakref.WeakKeyDictionary()
+MAX_SUPPORTS = 20_000  # per analyser; beyond it the memo starts again (a bound, not a policy)
+
+
+def source_supports(texts: Sequence[str], ctx: MetricContext, analyser: Analyser,
+                    lexicon: BilingualLexicon) -> dict[str, SourceSupport]:
+    """Each source text's SourceSupport, the ones not seen before analysed in one batch."""
+    known = _SUPPORTS.setdefault(analyser, {})
+    if len(known) > MAX_SUPPORTS:
+        known.clear()
+    key = (lexicon.path, ctx.source.code)
+    todo = [t for t in dict.fromkeys(texts) if (*key, t) not in known]
+    if todo:
+        words = {t: [w.text for w in ctx.cache.words(t, ctx.source)] for t in todo}
+        analyses = analyses_of(analyser, [w for ws in words.values() for w in ws])
+        lexicon.prefetch(p for found in analyses.values() for a in found for p in a.split("+"))
+        for t, ws in words.items():
+            known[(*key, t)] = SourceSupport(ws, [a for w in ws for a in analyses[w]], lexicon)
+    return {t: known[(*key, t)] for t in texts}
+
+
 class HallucinationRate(RatioMetric):
     id = "hallucination_rate"
     higher_is_better = False
@@ -188,11 +215,7 @@ class HallucinationRate(RatioMetric):
         src_an, tgt_an = analyser_for(ctx.source), analyser_for(ctx.target)
         assert src_an is not None and tgt_an is not None
         backward = reverse_lexicon_for(ctx.target, ctx.source)
-        src_words = {e.source: [w.text for w in ctx.cache.words(e.source, ctx.source)] for e in ctx.entries}
-        src_analyses = analyses_of(src_an, [w for ws in src_words.values() for w in ws])
-        lexicon.prefetch(p for found in src_analyses.values() for a in found for p in a.split("+"))
-        support = {text: SourceSupport(ws, [a for w in ws for a in src_analyses[w]], lexicon)
-                   for text, ws in src_words.items()}
+        support = source_supports([e.source for e in ctx.entries], ctx, src_an, lexicon)
         tokenised = [[w.text for w in ctx.cache.words(h, ctx.target)] for h in hypotheses]
         tgt_analyses = analyses_of(tgt_an, [w for ws in tokenised for w in ws])
         if backward is not None:

@@ -32,6 +32,7 @@ class BilingualLexicon:
     """Source analysis → target lemmas through ``lt-proc -b -z`` with memoisation."""
 
     def __init__(self, path: str) -> None:
+        self.path = path
         self.process = NullFlushProcess(["lt-proc", "-b", "-z", path])
         self._memo: dict[str, frozenset[str]] = {}
         self._lemma_memo: dict[tuple[str, ...], frozenset[str]] = {}
