@@ -14,6 +14,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("COLUMNS", None)
 
 import pytest
+import typer.main
+import typer.testing
 
 from data_paths import NTREX
 from mt_eval.metrics.embeddings import CACHE_ENV
@@ -23,6 +25,24 @@ from store_fixtures import cards, db_url, postgres_url  # noqa: F401  (one Postg
 # default, .mt-eval-cache/ in each test's own directory, would be cold every time), so a text that any test
 # embedded is never embedded again. tests/semantic measure what is computed with caches of their own.
 os.environ.setdefault(CACHE_ENV, str(Path(__file__).resolve().parents[1] / ".mt-eval-cache" / "test-embeddings.sqlite"))
+
+
+# typer's CliRunner builds the whole click tree again on every invoke (every command's annotations evaluated:
+# 0.15 s, ~1,100 invokes in stage 1, a fifth of its CPU); the command line builds it once per process, and so do
+# the tests now, per app (no test adds a command at run time; the key would change if one did).
+_BUILT: dict[tuple[int, int, int], tuple[typer.Typer, typer.main._click.Command]] = {}
+_build_command = typer.testing._get_command
+
+
+def _command_once(typer_instance: typer.Typer) -> typer.main._click.Command:
+    app = typer_instance
+    key = (id(app), len(app.registered_commands), len(app.registered_groups))
+    if key not in _BUILT:
+        _BUILT[key] = (app, _build_command(app))  # the app is kept too, so its id is never reused
+    return _BUILT[key][1]
+
+
+typer.testing._get_command = _command_once
 
 
 @pytest.fixture(scope="session")
