@@ -34,7 +34,6 @@ def test_rank_ranges(breaks: list[bool], expected: list[str]) -> None:
     assert [r.rank for r in rows] == expected
 
 
-@pytest.mark.slow  # every card published in three orders, 7 s: the slow stage; test_store_roundtrip ranks in stage 1
 def test_publication_order_does_not_change_ranks(cards: dict[str, Path], tmp_path: Path) -> None:
     boards = []
     for name, order in (("a", ["near", "near2", "truncated"]), ("b", ["truncated", "near2", "near"])):

@@ -110,8 +110,7 @@ def test_replay_changes_nothing(cards: dict[str, Path], db_url: str) -> None:
     assert _board(db_url) == before
 
 
-# PostgreSQL in the slow stage (decisions §87): CI's second stage reads this store on both backends
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def published(request: pytest.FixtureRequest, cards: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> str:
     """A store holding the five cards, published once per backend for the tests below that only read it (publish
     rescores every card: the five cost seconds on each backend)."""

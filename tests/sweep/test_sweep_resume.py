@@ -14,7 +14,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from sweep_helpers import CORPUS, FAST, FakeOpenAI, Oracle, cards_in, expected, oracle_key, write_sweep
 from typer.testing import CliRunner
 
@@ -37,7 +36,6 @@ def _digests(root: Path) -> dict[str, str]:
     return {p.parent.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in root.glob("*/run_card.json")}
 
 
-@pytest.mark.slow  # kill -9 of a whole sweep, 6 s: the slow stage; test_engine_resume kills a run in stage 1
 def test_kill_9_mid_sweep_then_resume_requests_no_finished_entry_again(tmp_path: Path) -> None:
     sources = {int(e["id"]): str(e["source"]) for e in json.loads(CORPUS.read_text(encoding="utf-8"))["entries"]}
     oracle = Oracle()
