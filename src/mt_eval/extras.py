@@ -26,6 +26,7 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "argon2": "web",
     "cryptography": "sign",
     "pyrage": "sign",
+    "installer": "sign",
     "psycopg": "postgres",
     "ray": "ray",
 }
