@@ -5,6 +5,8 @@
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
+# pip runs only at install time: its bytecode (5 MB when it imports itself) is not kept in the venv
+PIP := PYTHONDONTWRITEBYTECODE=1 $(PY) -m pip
 BASE_STAMP := $(VENV)/.installed-base
 DEV_STAMP := $(VENV)/.installed-dev
 # the demo: Apertium eng→spa translates, its analysers score Spanish and English, wamerican checks the source
@@ -30,14 +32,14 @@ $(BASE_STAMP): pyproject.toml
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update && $(SUDO) apt-get install -y python3 python3-venv; }
 	python3 -m venv $(VENV)
 	# --no-compile here too: pip's own bytecode is 7 of its 14 MB, and pip runs only at install time
-	$(PY) -m pip install --quiet --no-compile --upgrade pip
+	$(PIP) install --quiet --no-compile --upgrade pip
 	# --no-compile: bytecode is written as modules are first imported (what the demo uses), not for every module of
 	# every dependency (60 MB); setuptools came with `python -m venv`, and nothing installed needs it (the build
 	# runs in pip's isolated environment). Why the rest is base: docs/decisions.md, "one install, one number".
-	$(PY) -m pip install --quiet --no-compile -e .
+	$(PIP) install --quiet --no-compile -e .
 	# ...but a development venv keeps it: COMET's torchmetrics imports pkg_resources (a `make demo` after a
 	# pyproject.toml change re-ran this step in the shared dev venv and 21 COMET tests failed)
-	[ -e $(DEV_STAMP) ] || $(PY) -m pip uninstall --quiet -y setuptools
+	[ -e $(DEV_STAMP) ] || $(PIP) uninstall --quiet -y setuptools
 	touch $@
 
 $(DEV_STAMP): $(BASE_STAMP)
