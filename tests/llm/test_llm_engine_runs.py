@@ -13,10 +13,10 @@ from support.llm_helpers import make_dataset, method, run, serve
 def test_concurrency_is_real_and_capped() -> None:
     ds = make_dataset(48)
     with serve(Translator(), ds, base_delay=0.05) as server:
-        out, elapsed, stats = run(method(server, concurrency=8), ds)
-    assert server.max_in_flight == 8  # truly 8 at once, never more
+        out, _, stats = run(method(server, concurrency=8), ds)
+    # truly 8 at once, never more: counted by the server (no wall-clock bound here; timings are benchmarks/')
+    assert server.max_in_flight == 8
     assert [t.text for t in out] == [translate_text(e.source) for e in ds.entries]
-    assert elapsed < 48 / 8 * 0.05 * 3  # far from serial (2.4 s)
     assert stats.done == 48 and stats.errors == 0
 
 
