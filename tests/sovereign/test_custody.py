@@ -8,9 +8,12 @@ identity in every file and log line written. No sandbox starts here (``test_cust
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import itertools
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyrage
@@ -362,3 +365,39 @@ def test_revoking_on_a_damaged_vault_changes_nothing(dealt: tuple[custody.Custod
         custody.revoke_custodian(work, 2, shares_of(paths, (1, 2, 3)), tmp_path / "new", gov_dir)
     assert stored.read_bytes() == before and not (tmp_path / "new").exists()
     assert not (gov_dir / "audit.jsonl").exists()
+
+
+def _snapshot(root: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in files_under(root)}
+
+
+@contextmanager
+def _vault_held(folder: Path) -> Iterator[None]:
+    """The vault folder's lock, held as a change in progress holds it (flock on the folder)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+    finally:
+        os.close(fd)
+
+
+def test_key_rotation_and_revocation_wait_for_no_one_else_changing_the_vault(
+        dealt: tuple[custody.CustodyRecord, list[Path]], quorum_vault: Path, sealed: Path,
+        custodians: list[vault_fixtures.Custodian], tmp_path: Path) -> None:
+    """Like a rotation of entries, a re-keying (``vault rotate``) and a custodian's revocation re-seal the vault
+    from what they read: one running beside another change would overwrite it. Both are refused while the vault
+    is held, and change nothing."""
+    plain = copy_vault(sealed, tmp_path / "plain")
+    before = _snapshot(plain)
+    with _vault_held(plain), pytest.raises(UserError, match="another change of this vault is in progress"):
+        vault.rotate(plain, custodians[0].key, [custodians[1].recipient])
+    assert _snapshot(plain) == before
+    work, gov_dir = copy_vault(quorum_vault, tmp_path / "vault"), tmp_path / "gov"
+    before = _snapshot(work)
+    with _vault_held(work), pytest.raises(UserError, match="another change of this vault is in progress"):
+        custody.revoke_custodian(work, 2, shares_of(dealt[1], (1, 2, 3)), tmp_path / "new", gov_dir)
+    assert _snapshot(work) == before and not (tmp_path / "new").exists()
+    # not held: both go through
+    vault.rotate(plain, custodians[0].key, [custodians[1].recipient])
+    custody.revoke_custodian(work, 2, shares_of(dealt[1], (1, 2, 3)), tmp_path / "new", gov_dir)

@@ -45,10 +45,11 @@ from mt_eval.sovereign.public_card import rotate_full_cards
 from mt_eval.sovereign.vault import (
     SealedVault,
     VaultKey,
+    held,
     open_vault,
     parse_recipient,
     read_manifest,
-    rotate,
+    reencrypt,
 )
 
 SHARE_FORMAT, RECORD_KIND, RECORD_FILE = "mt-eval custody share v1", "mt-eval custody", "custody.json"
@@ -333,16 +334,17 @@ def revoke_custodian(vault_dir: Path, custodian: int, shares: Sequence[Share], o
         raise UserError(f"{len(remaining)} custodian(s) would remain: the new threshold must be between 2 and "
                         f"{len(remaining)} (got {new_threshold})", hint="a quorum needs at least two custodians")
     gov = Governance(governance_dir)
-    gov.events()  # a broken audit log refuses before anything changes
-    old = reconstruct(shares, record)
-    open_vault(vault.path, [old])  # a damaged vault refuses here, before the new shares and the cards
-    new = x25519.Identity.generate()
-    new_record = _deal(new, remaining, new_threshold, out_dir)
-    cards = rotate_full_cards(governance_dir, [old], [new_record.recipient])
-    rotate(vault.path, [old], [new_record.recipient], custody=new_record.as_json())
-    gov.record({"kind": "revoke_custodian", "custodian": custodian, "split": record.split,
-                "new_split": new_record.split, "threshold": new_threshold, "custodians": remaining,
-                "full_cards": cards, "who": who})  # fmt: skip
+    with held(vault.path):  # no other change of this vault between reading it and re-sealing it
+        gov.events()  # a broken audit log refuses before anything changes
+        old = reconstruct(shares, record)
+        open_vault(vault.path, [old])  # a damaged vault refuses here, before the new shares and the cards
+        new = x25519.Identity.generate()
+        new_record = _deal(new, remaining, new_threshold, out_dir)
+        cards = rotate_full_cards(governance_dir, [old], [new_record.recipient])
+        reencrypt(vault.path, [old], [new_record.recipient], custody=new_record.as_json())
+        gov.record({"kind": "revoke_custodian", "custodian": custodian, "split": record.split,
+                    "new_split": new_record.split, "threshold": new_threshold, "custodians": remaining,
+                    "full_cards": cards, "who": who})  # fmt: skip
     return new_record
 
 

@@ -28,12 +28,9 @@ source segment when entries leave it for a public one.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
 import random
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,6 +50,7 @@ from mt_eval.sovereign.vault import (
     SealedVault,
     VaultKey,
     entry_json,
+    held,
     json_bytes,
     open_vault,
     parse_recipients,
@@ -154,25 +152,6 @@ def _check_publication(gov: Governance, corpus_sha256: str, moved: list[int], so
                             file=str(gov.policy_path))
 
 
-@contextmanager
-def _held(vault_dir: Path) -> Iterator[None]:
-    """The vault folder's lock (flock on the folder itself: its inode survives the files' atomic
-    replacement), so two rotations never both re-seal from the same read; the second is refused."""
-    try:
-        fd = os.open(vault_dir, os.O_RDONLY)
-    except OSError as exc:
-        raise UserError(f"cannot open the vault folder: {exc.strerror or exc}", file=str(vault_dir)) from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UserError("another change of this vault is in progress; try again when it has finished",
-                            file=str(vault_dir)) from None
-        yield
-    finally:
-        os.close(fd)
-
-
 def rotate_entries(vault_dir: Path, key: VaultKey, gov: Governance, *, source: str, target: str,
                    count: int | None = None, seed: int | None = None, ids: Sequence[int] = (),
                    who: str | None = None) -> Rotation:
@@ -182,7 +161,7 @@ def rotate_entries(vault_dir: Path, key: VaultKey, gov: Governance, *, source: s
     if source == target:
         raise UserError("--from and --to name the same segment", field="--to")
     read_manifest(vault_dir)  # a missing folder or manifest is named before the lock is tried
-    with _held(Path(vault_dir)):
+    with held(Path(vault_dir)):
         return _rotate(Path(vault_dir), key, gov, source, target, count, seed, ids, who)
 
 

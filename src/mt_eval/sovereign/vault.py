@@ -36,11 +36,13 @@ Rotation protects the new file only: a copy of the old ``secret.age`` still open
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -364,6 +366,14 @@ def rotate(vault_dir: Path, identity: VaultKey, new_recipients: Sequence[str],
     """Re-encrypt the secret half to ``new_recipients`` (opened with ``identity``, one of the current
     recipients). The public half is untouched; the manifest records the new recipients and hash, and
     ``custody`` as the custody record (``None``: none, the new recipients are plain custodians)."""
+    read_manifest(vault_dir)  # a missing folder or manifest is named before the lock is tried
+    with held(Path(vault_dir)):
+        return reencrypt(vault_dir, identity, new_recipients, custody)
+
+
+def reencrypt(vault_dir: Path, identity: VaultKey, new_recipients: Sequence[str],
+              custody: Mapping[str, Any] | None = None) -> SealedVault:
+    """``rotate`` for a caller that already holds the vault (``held``): a custodian's revocation."""
     keys = parse_recipients(new_recipients)
     if not keys:
         raise UserError("--recipient: give at least one new recipient (age1…)")
@@ -384,6 +394,26 @@ def rotate(vault_dir: Path, identity: VaultKey, new_recipients: Sequence[str],
     write_atomic(vault.path / MANIFEST, json_bytes(manifest))
     write_atomic(vault.path / SECRET, secret_bytes)
     return SealedVault(vault.path, manifest)
+
+
+@contextmanager
+def held(vault_dir: Path) -> Iterator[None]:
+    """The vault folder's lock (flock on the folder itself: its inode survives the files' atomic
+    replacement), held by every change that re-seals the vault from what it read (entries rotated, a re-keying,
+    a custodian revoked), so two never both write; the second is refused, not queued."""
+    try:
+        fd = os.open(vault_dir, os.O_RDONLY)
+    except OSError as exc:
+        raise UserError(f"cannot open the vault folder: {exc.strerror or exc}", file=str(vault_dir)) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError("another change of this vault is in progress; try again when it has finished",
+                            file=str(vault_dir)) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def inspect(vault_dir: Path) -> dict[str, Any]:
