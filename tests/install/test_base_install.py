@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 from typer.testing import CliRunner
 
 from mt_eval.cli import app
@@ -128,7 +129,7 @@ def test_the_extras_table_agrees_with_pyproject() -> None:
     aliases = {"python-multipart": "multipart", "argon2-cffi": "argon2"}
     for extra in ("sign", "store", "web"):
         for requirement in extras[extra]:
-            name = requirement.split("[")[0].split(">")[0].split("=")[0].strip()
+            name = Requirement(requirement).name
             if name == "mt-eval":
                 continue
             module = aliases.get(name, name.replace("-", "_"))

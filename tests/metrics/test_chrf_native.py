@@ -12,17 +12,15 @@ import pytest
 from sacrebleu.metrics import CHRF
 
 from data_paths import NTREX
-from mt_eval import native
 from mt_eval.metrics import chrf_native
 from mt_eval.metrics.sacre import _chrf_row
+from support.native import require
 
 ALPHABET = ["a", "b", "é", "e\u0301", "🙂", "ß", "ʻ", ",", ".", "!", " ", "\t", "\xa0", "ñ", "語", "ᐊ"]
 
 
 def _require_library() -> None:
-    if chrf_native._function() is None:
-        assert native.compiler() is None, "a C compiler is installed but chrf_count.c did not build"
-        pytest.skip("no C compiler: chrF uses the Python transcription (tested everywhere else)")
+    require(chrf_native._function, "chrf_count.c")
 
 
 def _pairs(lines: int = 10) -> list[tuple[str, str]]:

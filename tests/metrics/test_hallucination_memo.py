@@ -35,7 +35,7 @@ def _rates(sources: list[str], refs: list[str], hyps: list[str]) -> tuple[float,
                                                   dtype=object)
 
 
-def test_remembered_supports_give_a_fresh_computations_statistics(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_remembered_supports_give_a_fresh_computations_statistics() -> None:
     sources, refs, systems = _outputs()
     fresh = {}
     for name, hyps in systems.items():

@@ -16,16 +16,13 @@ from sacrebleu.metrics import TER, lib_ter
 from mt_eval import native
 from mt_eval.metrics import ter_bound, ter_native
 from mt_eval.metrics.ter_native import NativeEditDistance, beam_edit_distance
+from support.native import require
 
 CORPUS = Path(__file__).resolve().parents[2] / "examples" / "ntrex128-eng-spa.json"
 
 
 def _function() -> object:
-    function = ter_native._function()
-    if function is None:
-        assert native.compiler() is None, "a C compiler is installed but ter_edit.c did not build"
-        pytest.skip("no C compiler: TER uses sacrebleu's edit distance (tested everywhere else)")
-    return function
+    return require(ter_native._function, "ter_edit.c")
 
 
 def _pairs() -> list[tuple[list[str], list[str]]]:

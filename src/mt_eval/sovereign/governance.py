@@ -33,11 +33,11 @@ import hashlib
 import json
 import math
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -105,23 +105,24 @@ class Governance:
         """One writer at a time (two runs finishing together must not interleave their lines); readers share the
         lock, so that none reads the log between a line's append and the head's update (one of four concurrent
         contest submissions was refused "the audit log fails verification" instead of by the budget)."""
-        if shared and not self.dir.is_dir():  # nothing written yet: nothing to wait for, and no folder made
+        fh = self._lock_file(shared)
+        with fh if fh is not None else nullcontext():
+            if fh is not None:
+                fcntl.flock(fh, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             yield
-            return
+
+    def _lock_file(self, shared: bool) -> IO[str] | None:
+        """The lock's file; None for a reader where no writer can be (no folder yet: none is made; a folder this
+        process cannot write, such as a read-only copy)."""
+        if shared and not self.dir.is_dir():
+            return None
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            fh = (self.dir / LOCK).open("a")
+            return (self.dir / LOCK).open("a")
         except OSError as exc:
-            if not shared:
-                raise UserError(f"cannot use the governance folder: {exc.strerror or exc}",
-                                file=str(self.dir)) from None
-            fh = None  # a folder this process cannot write (a read-only copy): no writer here to wait for
-        if fh is None:
-            yield
-            return
-        with fh:
-            fcntl.flock(fh, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-            yield
+            if shared:
+                return None
+            raise UserError(f"cannot use the governance folder: {exc.strerror or exc}", file=str(self.dir)) from None
 
     def _lines(self) -> list[bytes]:
         try:
