@@ -182,14 +182,16 @@ def source_supports(texts: Sequence[str], ctx: MetricContext, analyser: Analyser
     if len(known) > MAX_SUPPORTS:
         known.clear()
     key = (lexicon.path, ctx.source.code)
-    todo = [t for t in dict.fromkeys(texts) if (*key, t) not in known]
+    # read into this call's own dict: a sweep's cells score on threads, and another may clear the memo meanwhile
+    found = {t: known.get((*key, t)) for t in dict.fromkeys(texts)}
+    todo = [t for t, support in found.items() if support is None]
     if todo:
         words = {t: [w.text for w in ctx.cache.words(t, ctx.source)] for t in todo}
         analyses = analyses_of(analyser, [w for ws in words.values() for w in ws])
-        lexicon.prefetch(p for found in analyses.values() for a in found for p in a.split("+"))
+        lexicon.prefetch(p for readings in analyses.values() for a in readings for p in a.split("+"))
         for t, ws in words.items():
-            known[(*key, t)] = SourceSupport(ws, [a for w in ws for a in analyses[w]], lexicon)
-    return {t: known[(*key, t)] for t in texts}
+            found[t] = known[(*key, t)] = SourceSupport(ws, [a for w in ws for a in analyses[w]], lexicon)
+    return {t: support for t, support in found.items() if support is not None}
 
 
 class HallucinationRate(RatioMetric):
